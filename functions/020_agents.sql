@@ -1,0 +1,119 @@
+-- Agents and hosting (operators only).
+
+-- Checks the documented agent settings; unknown keys are kept for runtimes.
+CREATE FUNCTION agent_state._check_settings(settings jsonb)
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    half_life interval;
+BEGIN
+    IF settings IS NULL THEN
+        RAISE EXCEPTION USING ERRCODE = '22004', MESSAGE = 'settings: must not be null';
+    END IF;
+    IF pg_catalog.jsonb_typeof(settings) <> 'object' THEN
+        RAISE EXCEPTION USING ERRCODE = '22023', MESSAGE = 'settings: must be a JSON object';
+    END IF;
+    IF settings ? 'subject_boost' AND (
+        pg_catalog.jsonb_typeof(settings -> 'subject_boost') <> 'number'
+        OR (settings ->> 'subject_boost')::double precision < 0
+    ) THEN
+        RAISE EXCEPTION USING
+            ERRCODE = '22023', MESSAGE = 'settings.subject_boost: must be a number >= 0';
+    END IF;
+    IF settings ? 'recency_half_life' THEN
+        BEGIN
+            half_life := (settings ->> 'recency_half_life')::interval;
+        EXCEPTION WHEN invalid_datetime_format OR datetime_field_overflow
+            OR interval_field_overflow OR invalid_text_representation THEN
+            half_life := NULL;
+        END;
+        IF pg_catalog.jsonb_typeof(settings -> 'recency_half_life') <> 'string'
+            OR half_life IS NULL OR half_life <= interval '0' THEN
+            RAISE EXCEPTION USING
+                ERRCODE = '22023',
+                MESSAGE = 'settings.recency_half_life: must be a positive interval such as ''30 days''';
+        END IF;
+    END IF;
+END
+$$;
+
+CREATE FUNCTION agent_state.create_agent(
+    handle text,
+    display_name text DEFAULT NULL,
+    settings jsonb DEFAULT '{}'
+)
+RETURNS uuid
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+#variable_conflict use_variable
+DECLARE
+    new_id uuid;
+BEGIN
+    IF NOT agent_state._caller_is_operator() THEN
+        RAISE EXCEPTION USING
+            ERRCODE = '42501',
+            MESSAGE = pg_catalog.format('handle: role %I is not an agent_state operator',
+                                        agent_state._caller());
+    END IF;
+    PERFORM agent_state._need_text(handle, 'handle', 200);
+    PERFORM agent_state._check_settings(settings);
+    INSERT INTO agent_state.agents AS a (handle, display_name, settings)
+    VALUES (handle, display_name, settings)
+    ON CONFLICT ON CONSTRAINT agents_handle_key DO NOTHING
+    RETURNING a.runtime_agent_id INTO new_id;
+    IF new_id IS NULL THEN
+        RAISE EXCEPTION USING
+            ERRCODE = '23505',
+            MESSAGE = pg_catalog.format('handle: an agent with handle %L already exists', handle);
+    END IF;
+    RETURN new_id;
+END
+$$;
+
+COMMENT ON FUNCTION agent_state.create_agent(text, text, jsonb) IS
+'create_agent(handle, display_name => null, settings => ''{}'') -> uuid (operator). '
+'handle is unique (23505). settings: subject_boost (number, default 1.0), '
+'recency_half_life (interval text, default ''30 days'').';
+
+CREATE FUNCTION agent_state.grant_hosting(agent uuid, host regrole)
+RETURNS void
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+#variable_conflict use_variable
+BEGIN
+    PERFORM agent_state._bind(agent, true);
+    PERFORM agent_state._need(host, 'host');
+    INSERT INTO agent_state.agent_hosts (runtime_agent_id, host, host_name)
+    SELECT agent, host, r.rolname FROM pg_catalog.pg_roles AS r WHERE r.oid = host
+    ON CONFLICT ON CONSTRAINT agent_hosts_pkey DO NOTHING;
+END
+$$;
+
+COMMENT ON FUNCTION agent_state.grant_hosting(uuid, regrole) IS
+'grant_hosting(agent, host) (operator): role host (and its members) may act for agent. '
+'Granting twice is a no-op.';
+
+CREATE FUNCTION agent_state.revoke_hosting(agent uuid, host regrole)
+RETURNS void
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+#variable_conflict use_variable
+BEGIN
+    PERFORM agent_state._bind(agent, true);
+    PERFORM agent_state._need(host, 'host');
+    DELETE FROM agent_state.agent_hosts AS h
+    WHERE h.runtime_agent_id = agent AND h.host = host;
+END
+$$;
+
+COMMENT ON FUNCTION agent_state.revoke_hosting(uuid, regrole) IS
+'revoke_hosting(agent, host) (operator): host may no longer act for agent, from the '
+'next statement on. Revoking a grant that does not exist is a no-op.';

@@ -1,0 +1,33 @@
+-- Function privileges, written once for the whole schema (this file loads last).
+-- PostgreSQL grants EXECUTE to PUBLIC on every new function: take it back, then
+-- grant the public API to the two group roles. Operator-only functions are not
+-- granted to runtimes at all (they check again inside). Internal helpers stay
+-- ungranted, except the three that row-level-security policies evaluate as the
+-- querying role.
+DO $privileges$
+DECLARE
+    f record;
+    operator_only constant text [] := ARRAY[
+        'create_agent', 'grant_hosting', 'revoke_hosting',
+        'revise_persona', 'activate_persona',
+        'note', 'share', 'unshare', 'redact',
+        'register_tool', 'grant_tool', 'import_markdown'
+    ];
+    policy_helpers constant text [] := ARRAY['_caller', '_caller_is_operator', '_hosted_agents'];
+BEGIN
+    FOR f IN
+        SELECT p.oid::regprocedure AS sig, p.proname::text AS name
+        FROM pg_catalog.pg_proc AS p
+        WHERE p.pronamespace = 'agent_state'::regnamespace
+        ORDER BY p.oid
+    LOOP
+        EXECUTE pg_catalog.format('REVOKE ALL ON FUNCTION %s FROM PUBLIC', f.sig);
+        IF f.name = ANY (operator_only) THEN
+            EXECUTE pg_catalog.format('GRANT EXECUTE ON FUNCTION %s TO agent_state_operator', f.sig);
+        ELSIF f.name = ANY (policy_helpers) OR f.name NOT LIKE '\_%' THEN
+            EXECUTE pg_catalog.format(
+                'GRANT EXECUTE ON FUNCTION %s TO agent_state_operator, agent_state_runtime', f.sig);
+        END IF;
+    END LOOP;
+END
+$privileges$;

@@ -1,0 +1,55 @@
+-- Who is calling, and for which agents may they act.
+--
+-- Public functions are SECURITY DEFINER, so inside them current_user is the owner.
+-- The caller is the session's effective role: the role chosen with SET ROLE (which
+-- PostgreSQL only accepts for roles the session user is a member of, also through
+-- set_config('role', ...)), else session_user. No custom setting is ever read.
+CREATE FUNCTION agent_state._caller()
+RETURNS name
+LANGUAGE sql
+STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT CASE pg_catalog.current_setting('role')
+        WHEN 'none' THEN session_user
+        ELSE pg_catalog.current_setting('role')::name
+    END
+$$;
+
+CREATE FUNCTION agent_state._caller_is_operator()
+RETURNS boolean
+LANGUAGE sql
+STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT pg_catalog.pg_has_role(agent_state._caller(), 'agent_state_operator', 'MEMBER')
+$$;
+
+-- Agents the caller hosts (directly or through a role it is a member of).
+CREATE FUNCTION agent_state._hosted_agents()
+RETURNS uuid []
+LANGUAGE sql
+STABLE
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT coalesce(pg_catalog.array_agg(DISTINCT h.runtime_agent_id), '{}')
+    FROM agent_state.agent_hosts AS h
+    WHERE pg_catalog.pg_has_role(agent_state._caller(), h.host, 'MEMBER')
+$$;
+
+-- May the caller act for this agent right now?
+CREATE FUNCTION agent_state._may_act(agent uuid)
+RETURNS boolean
+LANGUAGE sql
+STABLE
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT agent_state._caller_is_operator()
+        OR EXISTS (
+            SELECT FROM agent_state.agent_hosts AS h
+            WHERE h.runtime_agent_id = agent
+              AND pg_catalog.pg_has_role(agent_state._caller(), h.host, 'MEMBER')
+        )
+$$;

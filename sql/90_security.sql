@@ -1,0 +1,61 @@
+-- Row-level security on every table of the schema, written once.
+--
+-- agent_scope: a role sees and writes only rows of agents it may act for right
+--   now. The caller's agent set is computed once per statement (InitPlan).
+-- stamp_created: tables with created_at/created_by get them from the database.
+-- owner_bypass: the installing role owns the SECURITY DEFINER functions; its
+--   policy is constant true, which the planner folds away, so queries inside
+--   the functions plan like bare SQL (a non-leakproof @@ under an RLS qual can
+--   never be an index condition).
+DO $rls$
+DECLARE
+    t record;
+BEGIN
+    FOR t IN
+        SELECT c.oid::regclass AS tbl,
+               EXISTS (
+                   SELECT FROM pg_catalog.pg_attribute AS a
+                   WHERE a.attrelid = c.oid AND a.attname = 'runtime_agent_id' AND NOT a.attisdropped
+               ) AS agent_owned,
+               (
+                   SELECT pg_catalog.count(*) = 2 FROM pg_catalog.pg_attribute AS a
+                   WHERE a.attrelid = c.oid AND a.attname IN ('created_at', 'created_by')
+                     AND NOT a.attisdropped
+               ) AS stamped
+        FROM pg_catalog.pg_class AS c
+        WHERE c.relnamespace = 'agent_state'::regnamespace AND c.relkind IN ('r', 'p')
+        ORDER BY c.relname
+    LOOP
+        EXECUTE pg_catalog.format('ALTER TABLE %s ENABLE ROW LEVEL SECURITY', t.tbl);
+        EXECUTE pg_catalog.format('ALTER TABLE %s FORCE ROW LEVEL SECURITY', t.tbl);
+        EXECUTE pg_catalog.format('REVOKE ALL ON %s FROM PUBLIC', t.tbl);
+        IF t.stamped AND NOT EXISTS (
+            SELECT FROM pg_catalog.pg_trigger AS g
+            WHERE g.tgrelid = t.tbl AND g.tgname = 'stamp_created'
+        ) THEN
+            EXECUTE pg_catalog.format(
+                'CREATE TRIGGER stamp_created BEFORE INSERT ON %s '
+                || 'FOR EACH ROW EXECUTE FUNCTION agent_state._stamp_created()',
+                t.tbl);
+        END IF;
+        IF NOT EXISTS (
+            SELECT FROM pg_catalog.pg_policy AS p
+            WHERE p.polrelid = t.tbl AND p.polname = 'owner_bypass'
+        ) THEN
+            EXECUTE pg_catalog.format(
+                'CREATE POLICY owner_bypass ON %s TO %I USING (true) WITH CHECK (true)',
+                t.tbl, current_user);
+        END IF;
+        IF t.agent_owned AND NOT EXISTS (
+            SELECT FROM pg_catalog.pg_policy AS p
+            WHERE p.polrelid = t.tbl AND p.polname = 'agent_scope'
+        ) THEN
+            EXECUTE pg_catalog.format(
+                'CREATE POLICY agent_scope ON %s USING ('
+                || '(SELECT agent_state._caller_is_operator()) '
+                || 'OR runtime_agent_id = ANY ((SELECT agent_state._hosted_agents())::uuid []))',
+                t.tbl);
+        END IF;
+    END LOOP;
+END
+$rls$;
