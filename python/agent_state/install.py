@@ -1,0 +1,166 @@
+"""Install or upgrade the bundled SQL as plain SQL (no ``CREATE EXTENSION`` needed).
+
+The bundle ``agent_state/sql/agent_state.sql`` is the same script ``make`` builds for
+the extension (``build/agent_state--<version>.sql``). It creates schema
+``agent_state`` and the NOLOGIN roles itself, so it also runs on managed PostgreSQL
+where extension files cannot be placed.
+
+Upgrades of a plain install apply the bundled upgrade scripts
+``agent_state/sql/agent_state--<from>--<to>.sql`` in order. Version 0.1.0 is the first
+release, so none exist yet.
+"""
+
+from __future__ import annotations
+
+import re
+from importlib import resources
+from typing import TYPE_CHECKING, Any
+
+import psycopg
+from psycopg import Connection, sql
+
+from .errors import Error, from_psycopg
+
+if TYPE_CHECKING:
+    from importlib.abc import Traversable
+
+__all__ = ["bundle_text", "bundled_version", "install", "upgrade_path"]
+
+_BUNDLE = "agent_state.sql"
+_UPGRADE = re.compile(r"^agent_state--(?P<src>[^-]+(?:-[^-]+)*?)--(?P<dst>[^-].*)\.sql$")
+_LOCK_KEY = 0x61676E74  # pg_advisory_xact_lock key serialising concurrent installs
+
+
+def _sql_dir() -> Traversable:
+    return resources.files("agent_state").joinpath("sql")
+
+
+def bundle_text() -> str:
+    """The bundled install script; raises :class:`Error` if it was not built."""
+    bundle = _sql_dir().joinpath(_BUNDLE)
+    if not bundle.is_file():
+        raise Error(
+            "the bundled SQL agent_state/sql/agent_state.sql is missing: "
+            "run `make` in the source tree to build it (installed packages ship it)"
+        )
+    return bundle.read_text(encoding="utf-8")
+
+
+def bundled_version(text: str | None = None) -> str:
+    """The version of the bundled script.
+
+    Read from the script itself: the ``agent_state--<version>.sql`` name in its header,
+    else the literal returned by ``agent_state.version()``.
+    """
+    if text is None:
+        text = bundle_text()
+    head = text[:4000]
+    m = re.search(r"agent_state--(\d+(?:\.\d+)+)\.sql", head)
+    if m:
+        return m.group(1)
+    m = re.search(
+        r"FUNCTION\s+agent_state\.version\s*\(\s*\).*?'(\d+(?:\.\d+)+)'",
+        text,
+        re.IGNORECASE | re.DOTALL,
+    )
+    if m:
+        return m.group(1)
+    raise Error("cannot tell the version of the bundled SQL (no agent_state.version() literal)")
+
+
+def _plain(text: str) -> str:
+    # Extension scripts may start with a psql guard (`\echo ... \quit`); as plain SQL
+    # it must not run, and psql meta-commands are not SQL.
+    return "\n".join(line for line in text.splitlines() if not line.startswith("\\"))
+
+
+def _key(version: str) -> tuple[int, ...]:
+    return tuple(int(p) for p in re.findall(r"\d+", version))
+
+
+def upgrade_path(installed: str, target: str) -> list[str]:
+    """The bundled upgrade scripts leading from ``installed`` to ``target``, in order.
+
+    Raises :class:`Error` when there is no path.
+    """
+    steps: dict[str, list[tuple[str, str]]] = {}
+    directory = _sql_dir()
+    if directory.is_dir():
+        for item in directory.iterdir():
+            m = _UPGRADE.match(item.name)
+            if m:
+                steps.setdefault(m.group("src"), []).append((m.group("dst"), item.name))
+    # Breadth-first search for the shortest chain of scripts.
+    frontier: list[tuple[str, list[str]]] = [(installed, [])]
+    seen = {installed}
+    while frontier:
+        version, path = frontier.pop(0)
+        if version == target:
+            return path
+        for dst, name in sorted(steps.get(version, [])):
+            if dst not in seen:
+                seen.add(dst)
+                frontier.append((dst, [*path, name]))
+    raise Error(
+        f"agent_state {installed} is installed and this package bundles {target}, "
+        "but it ships no upgrade scripts between them"
+    )
+
+
+def install(conn: Connection[Any] | str) -> str:
+    """Install or upgrade ``agent_state`` as plain SQL; return the installed version.
+
+    - installed as an extension (``CREATE EXTENSION``): nothing is done; upgrade it
+      with ``ALTER EXTENSION agent_state UPDATE``;
+    - installed as plain SQL at the bundled version: nothing is done;
+    - installed as plain SQL at an older version: the bundled upgrade scripts are applied;
+    - not installed: the bundle is executed.
+
+    Everything happens in one transaction (a savepoint if ``conn`` is already in one),
+    serialised against concurrent installs with an advisory lock. Needs a role that may
+    create schemas and roles (usually the database owner with CREATEROLE, or a superuser).
+    """
+    if isinstance(conn, str):
+        with psycopg.connect(conn, autocommit=True) as owned:
+            return install(owned)
+    try:
+        with conn.transaction():
+            conn.execute("SELECT pg_catalog.pg_advisory_xact_lock(%s::bigint)", [_LOCK_KEY])
+            row = conn.execute(
+                "SELECT extversion FROM pg_catalog.pg_extension WHERE extname = 'agent_state'"
+            ).fetchone()
+            if row is not None:
+                return str(row[0])
+            text = bundle_text()
+            target = bundled_version(text)
+            installed = _plain_version(conn)
+            if installed is None:
+                conn.execute(sql.SQL(_plain(text)))
+            elif installed == target:
+                return installed
+            elif _key(installed) > _key(target):
+                raise Error(
+                    f"agent_state {installed} is installed, newer than the bundled {target}: "
+                    "upgrade the Python package"
+                )
+            else:
+                directory = _sql_dir()
+                for name in upgrade_path(installed, target):
+                    script = directory.joinpath(name).read_text(encoding="utf-8")
+                    conn.execute(sql.SQL(_plain(script)))
+            done = _plain_version(conn)
+            if done != target:
+                raise Error(f"installing agent_state {target} left version {done} in place")
+            return done
+    except psycopg.Error as e:
+        raise from_psycopg(e) from e
+
+
+def _plain_version(conn: Connection[Any]) -> str | None:
+    row = conn.execute(
+        "SELECT pg_catalog.to_regprocedure('agent_state.version()') IS NOT NULL"
+    ).fetchone()
+    if row is None or not row[0]:
+        return None
+    row = conn.execute("SELECT agent_state.version()").fetchone()
+    return None if row is None else str(row[0])

@@ -1,0 +1,111 @@
+"""Typed results of the stored functions that return rows.
+
+Each dataclass is built by column name from the function's result columns
+(psycopg ``class_row``), so a column added, removed or renamed in SQL fails loudly
+instead of shifting values.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+from uuid import UUID
+
+__all__ = [
+    "ActivePersona",
+    "MemoryRef",
+    "MemoryRevision",
+    "PersonaRevision",
+    "RecallHit",
+    "SnapshotSource",
+    "ToolAuthorization",
+    "ToolGrantRevision",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class ActivePersona:
+    """``active_persona``: the revision active now (or at ``as_of``)."""
+
+    revision: int
+    body: str
+    activated_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class PersonaRevision:
+    """One row of ``persona_history``."""
+
+    revision: int
+    body: str
+    created_at: datetime
+    created_by: str
+    is_active: bool
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryRef:
+    """``remember`` / ``note``: the new entry and its first revision number."""
+
+    entry: UUID
+    revision: int
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryRevision:
+    """One row of ``memory_history``."""
+
+    revision: int
+    operation: str
+    body: str
+    subject: UUID | None
+    visibility: str
+    source_type: str
+    source_actor: UUID | None
+    source_messages: list[UUID] | None
+    created_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class RecallHit:
+    """One row of ``recall`` or ``context_for``."""
+
+    entry: UUID
+    revision: int
+    body: str
+    subject: UUID | None
+    score: float
+    text_rank: float
+    subject_match: bool
+    age: timedelta
+
+
+@dataclass(frozen=True, slots=True)
+class ToolAuthorization:
+    """``authorize_tool``: the grant revision a tool call runs under and its config."""
+
+    revision: int
+    config: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class ToolGrantRevision:
+    """One row of ``tool_grant_history``."""
+
+    revision: int
+    enabled: bool
+    config: dict[str, Any]
+    created_at: datetime
+    created_by: str
+
+
+@dataclass(frozen=True, slots=True)
+class SnapshotSource:
+    """One row of ``snapshot_sources``: a source row a prompt snapshot used."""
+
+    kind: str
+    entry: UUID | None
+    revision: int | None
+    message: UUID | None
+    persona_revision: int | None

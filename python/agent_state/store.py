@@ -1,0 +1,556 @@
+"""Synchronous store: one method per ``agent_state`` SQL function."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
+from datetime import datetime
+from types import TracebackType
+from typing import Any, TypeAlias
+from uuid import UUID
+
+import psycopg
+from psycopg import Connection
+from psycopg_pool import ConnectionPool
+
+from . import _functions as F
+from .errors import from_psycopg
+from .results import (
+    ActivePersona,
+    MemoryRef,
+    MemoryRevision,
+    PersonaRevision,
+    RecallHit,
+    SnapshotSource,
+    ToolAuthorization,
+    ToolGrantRevision,
+)
+
+__all__ = ["JSON", "Id", "Store", "connect", "default_dsn"]
+
+Id: TypeAlias = UUID | str
+"""A uuid argument: a :class:`uuid.UUID` or its text form (cast server-side)."""
+
+JSON: TypeAlias = Any
+"""A jsonb argument: anything :class:`psycopg.types.json.Jsonb` can dump."""
+
+
+def default_dsn(dsn: str | None = None) -> str:
+    """``dsn``, else ``$AGENT_STATE_DSN``, else ``$DATABASE_URL``, else ``""``.
+
+    An empty string lets libpq use its own defaults (``PGHOST``, ``PGDATABASE``, ...).
+    """
+    if dsn:
+        return dsn
+    return os.environ.get("AGENT_STATE_DSN") or os.environ.get("DATABASE_URL") or ""
+
+
+def connect(dsn: str | None = None, *, autocommit: bool = True) -> Store:
+    """Open a connection and return a :class:`Store` that owns it.
+
+    The DSN comes from ``dsn``, else ``$AGENT_STATE_DSN``, else ``$DATABASE_URL``.
+    With ``autocommit`` (the default) every call is its own transaction; group calls
+    with ``with store.transaction():``.
+    """
+    return Store(psycopg.connect(default_dsn(dsn), autocommit=autocommit), owned=True)
+
+
+class Store:
+    """Calls the ``agent_state`` stored functions over psycopg (synchronous).
+
+    Construct it from a :class:`psycopg.Connection`, a
+    :class:`psycopg_pool.ConnectionPool` or a DSN string (the store then owns an
+    autocommit connection; close it with :meth:`close` or a ``with`` block).
+
+    Transactions: on an autocommit connection (the default of :func:`connect`) every
+    method is its own transaction. ``with store.transaction():`` groups several calls
+    into one transaction (a savepoint when nested). With a pool, each call borrows a
+    connection and commits when it returns it; inside ``store.transaction()`` every
+    call of the same thread or task uses one pinned connection. A connection that is
+    not in autocommit mode is used as is: the caller commits.
+
+    Every method takes keyword arguments named like the SQL parameters, ``agent``
+    first. An optional argument left as ``None`` is not sent, so the SQL default
+    applies. Errors are raised as :class:`agent_state.Error` subclasses chosen by
+    SQLSTATE.
+    """
+
+    def __init__(
+        self,
+        source: Connection[Any] | ConnectionPool[Any] | str,
+        *,
+        autocommit: bool = True,
+        owned: bool = False,
+    ) -> None:
+        self._conn: Connection[Any] | None = None
+        self._pool: ConnectionPool[Any] | None = None
+        self._owned = owned
+        if isinstance(source, str):
+            self._conn = psycopg.connect(source, autocommit=autocommit)
+            self._owned = True
+        elif isinstance(source, ConnectionPool):
+            self._pool = source
+        elif isinstance(source, Connection):
+            self._conn = source
+        else:
+            raise TypeError(
+                f"Store needs a psycopg Connection, ConnectionPool or DSN, not {source!r}"
+            )
+        self._pinned: ContextVar[Connection[Any] | None] = ContextVar(
+            "agent_state_pinned_connection", default=None
+        )
+
+    @property
+    def connection(self) -> Connection[Any] | None:
+        """The connection the store uses (``None`` when it borrows from a pool)."""
+        return self._conn
+
+    @property
+    def pool(self) -> ConnectionPool[Any] | None:
+        """The pool the store borrows connections from, if any."""
+        return self._pool
+
+    def close(self) -> None:
+        """Close the connection if the store opened it (never a caller's connection/pool)."""
+        if self._owned and self._conn is not None:
+            self._conn.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    @contextmanager
+    def transaction(self) -> Iterator[Store]:
+        """Run the calls inside the block in one transaction (savepoint when nested)."""
+        pinned = self._pinned.get()
+        try:
+            if pinned is not None:
+                with pinned.transaction():
+                    yield self
+            elif self._pool is not None:
+                with self._pool.connection() as conn:
+                    token = self._pinned.set(conn)
+                    try:
+                        with conn.transaction():
+                            yield self
+                    finally:
+                        self._pinned.reset(token)
+            else:
+                assert self._conn is not None
+                with self._conn.transaction():
+                    yield self
+        except psycopg.Error as e:
+            raise from_psycopg(e) from e
+
+    @contextmanager
+    def _connection(self) -> Iterator[Connection[Any]]:
+        pinned = self._pinned.get()
+        if pinned is not None:
+            yield pinned
+        elif self._pool is not None:
+            with self._pool.connection() as conn:
+                yield conn
+        else:
+            assert self._conn is not None
+            yield self._conn
+
+    def _call(self, fn: F.Fn[F.R], **args: object) -> F.R:
+        query, params = fn.build(args)
+        try:
+            with self._connection() as conn, conn.cursor(row_factory=fn.shape.row_factory) as cur:
+                cur.execute(query, params)
+                rows = cur.fetchall()
+        except psycopg.Error as e:
+            raise from_psycopg(e) from e
+        return fn.shape.extract(rows)
+
+    # -- Section 2: packaging -----------------------------------------------------------
+
+    def version(self) -> str:
+        """``agent_state.version()``: the installed SQL version."""
+        return self._call(F.version)
+
+    # -- Section 3: agents and hosting ----------------------------------------------------
+
+    def create_agent(
+        self, *, handle: str, display_name: str | None = None, settings: JSON | None = None
+    ) -> UUID:
+        """Create an agent (operator). ``settings`` defaults to ``{}`` in SQL."""
+        return self._call(
+            F.create_agent, handle=handle, display_name=display_name, settings=settings
+        )
+
+    def grant_hosting(self, *, agent: Id, host: str) -> None:
+        """Let the runtime role ``host`` act for ``agent`` (operator)."""
+        return self._call(F.grant_hosting, agent=agent, host=host)
+
+    def revoke_hosting(self, *, agent: Id, host: str) -> None:
+        """Withdraw hosting of ``agent`` from ``host`` (operator)."""
+        return self._call(F.revoke_hosting, agent=agent, host=host)
+
+    # -- Section 4: actors, identities, conversations, messages ---------------------------
+
+    def resolve_actor(
+        self,
+        *,
+        agent: Id,
+        connector: str,
+        external_id: str,
+        display_name: str | None = None,
+        kind: str | None = None,
+    ) -> UUID:
+        """The actor known under ``(connector, external_id)``, created if new.
+
+        ``kind`` defaults to ``'human'`` in SQL.
+        """
+        return self._call(
+            F.resolve_actor,
+            agent=agent,
+            connector=connector,
+            external_id=external_id,
+            display_name=display_name,
+            kind=kind,
+        )
+
+    def link_identity(self, *, agent: Id, actor: Id, connector: str, external_id: str) -> None:
+        """Link another connector identity to ``actor`` inside this perspective."""
+        return self._call(
+            F.link_identity, agent=agent, actor=actor, connector=connector, external_id=external_id
+        )
+
+    def open_conversation(
+        self, *, agent: Id, connector: str, external_ref: str, kind: str | None = None
+    ) -> UUID:
+        """The conversation ``(connector, external_ref)``, created if new.
+
+        ``kind`` defaults to ``'group'`` in SQL.
+        """
+        return self._call(
+            F.open_conversation,
+            agent=agent,
+            connector=connector,
+            external_ref=external_ref,
+            kind=kind,
+        )
+
+    def record_message(
+        self,
+        *,
+        agent: Id,
+        conversation: Id,
+        author: Id,
+        body: str,
+        audience: Sequence[Id] | None = None,
+        external_ref: str | None = None,
+        observed_at: datetime | None = None,
+    ) -> UUID:
+        """Record a message event; ``observed_at`` defaults to ``now()`` in SQL."""
+        return self._call(
+            F.record_message,
+            agent=agent,
+            conversation=conversation,
+            author=author,
+            body=body,
+            audience=audience,
+            external_ref=external_ref,
+            observed_at=observed_at,
+        )
+
+    # -- Section 5: persona ---------------------------------------------------------------
+
+    def revise_persona(self, *, agent: Id, body: str, activate: bool | None = None) -> int:
+        """Append a persona revision (operator); ``activate`` defaults to true in SQL."""
+        return self._call(F.revise_persona, agent=agent, body=body, activate=activate)
+
+    def activate_persona(self, *, agent: Id, revision: int) -> None:
+        """Make an existing persona revision the active one (operator)."""
+        return self._call(F.activate_persona, agent=agent, revision=revision)
+
+    def active_persona(self, *, agent: Id, as_of: datetime | None = None) -> ActivePersona | None:
+        """The active persona now or at ``as_of``; ``None`` if there was none."""
+        return self._call(F.active_persona, agent=agent, as_of=as_of)
+
+    def persona_history(self, *, agent: Id) -> list[PersonaRevision]:
+        """Every persona revision of ``agent``."""
+        return self._call(F.persona_history, agent=agent)
+
+    # -- Section 6: memory ----------------------------------------------------------------
+
+    def remember(
+        self,
+        *,
+        agent: Id,
+        body: str,
+        source_message: Id,
+        subject: Id | None = None,
+        visibility: str | None = None,
+    ) -> MemoryRef:
+        """An agent-authored memory evidenced by ``source_message``.
+
+        ``visibility`` defaults to ``'perspective'`` in SQL.
+        """
+        return self._call(
+            F.remember,
+            agent=agent,
+            body=body,
+            source_message=source_message,
+            subject=subject,
+            visibility=visibility,
+        )
+
+    def note(self, *, agent: Id, body: str, subject: Id | None = None) -> MemoryRef:
+        """An operator-authored memory entry (operator)."""
+        return self._call(F.note, agent=agent, body=body, subject=subject)
+
+    def amend(
+        self,
+        *,
+        agent: Id,
+        entry: Id,
+        body: str,
+        expected_revision: int,
+        source_message: Id | None = None,
+        subject: Id | None = None,
+        visibility: str | None = None,
+    ) -> int:
+        """A new revision of ``entry``; raises :class:`RevisionConflict` if stale."""
+        return self._call(
+            F.amend,
+            agent=agent,
+            entry=entry,
+            body=body,
+            expected_revision=expected_revision,
+            source_message=source_message,
+            subject=subject,
+            visibility=visibility,
+        )
+
+    def forget(
+        self,
+        *,
+        agent: Id,
+        entry: Id,
+        expected_revision: int | None = None,
+        reason: str | None = None,
+    ) -> int:
+        """Retire ``entry`` (appends a ``forget`` revision)."""
+        return self._call(
+            F.forget, agent=agent, entry=entry, expected_revision=expected_revision, reason=reason
+        )
+
+    def memory_history(self, *, agent: Id, entry: Id) -> list[MemoryRevision]:
+        """Every revision of ``entry``."""
+        return self._call(F.memory_history, agent=agent, entry=entry)
+
+    def share(self, *, agent: Id, entry: Id, revision: int, conversation: Id) -> None:
+        """Grant one revision to one conversation (operator)."""
+        return self._call(
+            F.share, agent=agent, entry=entry, revision=revision, conversation=conversation
+        )
+
+    def unshare(self, *, agent: Id, entry: Id, revision: int, conversation: Id) -> None:
+        """Withdraw a sharing grant (operator)."""
+        return self._call(
+            F.unshare, agent=agent, entry=entry, revision=revision, conversation=conversation
+        )
+
+    def redact(self, *, agent: Id, entry: Id, reason: str) -> None:
+        """Erase the text of every revision of ``entry`` (operator, audited)."""
+        return self._call(F.redact, agent=agent, entry=entry, reason=reason)
+
+    def recall(
+        self,
+        *,
+        agent: Id,
+        query: str | None,
+        conversation: Id | None = None,
+        current_subject: Id | None = None,
+        max_results: int | None = None,
+        as_of: datetime | None = None,
+    ) -> list[RecallHit]:
+        """Eligible memories ranked for ``query``; ``max_results`` defaults to 10 in SQL."""
+        return self._call(
+            F.recall,
+            agent=agent,
+            query=query,
+            conversation=conversation,
+            current_subject=current_subject,
+            max_results=max_results,
+            as_of=as_of,
+        )
+
+    def context_for(
+        self,
+        *,
+        agent: Id,
+        conversation: Id,
+        message: Id | None = None,
+        max_results: int | None = None,
+    ) -> list[RecallHit]:
+        """Memory for automatic prompt context; ``max_results`` defaults to 20 in SQL."""
+        return self._call(
+            F.context_for,
+            agent=agent,
+            conversation=conversation,
+            message=message,
+            max_results=max_results,
+        )
+
+    # -- Section 7: execution state -------------------------------------------------------
+
+    def start_run(
+        self,
+        *,
+        agent: Id,
+        conversation: Id | None = None,
+        trigger_message: Id | None = None,
+        budget: JSON | None = None,
+    ) -> UUID:
+        """Start a run; ``budget`` (limits) defaults to ``{}`` in SQL."""
+        return self._call(
+            F.start_run,
+            agent=agent,
+            conversation=conversation,
+            trigger_message=trigger_message,
+            budget=budget,
+        )
+
+    def snapshot_prompt(
+        self,
+        *,
+        agent: Id,
+        run: Id,
+        prompt: str,
+        persona_revision: int | None = None,
+        memory: JSON | None = None,
+        messages: Sequence[Id] | None = None,
+    ) -> UUID:
+        """Record exactly what the agent was given for one model call.
+
+        ``memory`` is ``[{"entry": ..., "revision": n}, ...]`` (default ``[]``).
+        """
+        return self._call(
+            F.snapshot_prompt,
+            agent=agent,
+            run=run,
+            prompt=prompt,
+            persona_revision=persona_revision,
+            memory=memory,
+            messages=messages,
+        )
+
+    def snapshot_sources(self, *, agent: Id, snapshot: Id) -> list[SnapshotSource]:
+        """The source rows a prompt snapshot used."""
+        return self._call(F.snapshot_sources, agent=agent, snapshot=snapshot)
+
+    def record_model_call(
+        self,
+        *,
+        agent: Id,
+        run: Id,
+        snapshot: Id,
+        provider: str,
+        model: str,
+        request: JSON,
+        response: JSON | None = None,
+        usage: JSON | None = None,
+        status: str | None = None,
+    ) -> UUID:
+        """Record a model call and charge ``usage`` to the run's budget.
+
+        ``usage`` defaults to ``{}``, ``status`` to ``'ok'`` in SQL.
+        """
+        return self._call(
+            F.record_model_call,
+            agent=agent,
+            run=run,
+            snapshot=snapshot,
+            provider=provider,
+            model=model,
+            request=request,
+            response=response,
+            usage=usage,
+            status=status,
+        )
+
+    def record_tool_call(
+        self,
+        *,
+        agent: Id,
+        run: Id,
+        tool: str,
+        input: JSON,
+        model_call: Id | None = None,
+    ) -> UUID:
+        """Record a tool call (charges one ``tool_calls`` unit)."""
+        return self._call(
+            F.record_tool_call,
+            agent=agent,
+            run=run,
+            tool=tool,
+            input=input,
+            model_call=model_call,
+        )
+
+    def record_tool_result(self, *, agent: Id, tool_call: Id, output: JSON, status: str) -> None:
+        """Record a tool result: ``status`` is ``ok``, ``error`` or ``unconfirmed``."""
+        return self._call(
+            F.record_tool_result, agent=agent, tool_call=tool_call, output=output, status=status
+        )
+
+    def checkpoint(self, *, agent: Id, run: Id, frontier: JSON) -> int:
+        """Append an execution frontier; returns its number within the run."""
+        return self._call(F.checkpoint, agent=agent, run=run, frontier=frontier)
+
+    def finish_run(self, *, agent: Id, run: Id, outcome: str, detail: JSON | None = None) -> None:
+        """Finish a run: ``succeeded``, ``failed``, ``cancelled`` or ``handed_off``."""
+        return self._call(F.finish_run, agent=agent, run=run, outcome=outcome, detail=detail)
+
+    def continue_run(
+        self, *, agent: Id, run: Id, task_context: JSON, budget: JSON | None = None
+    ) -> UUID:
+        """A new run continuing ``run``; spent budget carries over."""
+        return self._call(
+            F.continue_run, agent=agent, run=run, task_context=task_context, budget=budget
+        )
+
+    def recover_run(self, *, agent: Id, run: Id) -> dict[str, Any]:
+        """What a runtime needs to resume ``run`` (current persona and grants)."""
+        return self._call(F.recover_run, agent=agent, run=run)
+
+    # -- Section 8: tool grants -----------------------------------------------------------
+
+    def register_tool(self, *, name: str, version: str, config_schema: JSON) -> None:
+        """Register a deployment-wide tool contract (operator)."""
+        return self._call(F.register_tool, name=name, version=version, config_schema=config_schema)
+
+    def grant_tool(self, *, agent: Id, tool: str, enabled: bool, config: JSON | None = None) -> int:
+        """A new grant revision for ``agent`` and ``tool`` (operator)."""
+        return self._call(F.grant_tool, agent=agent, tool=tool, enabled=enabled, config=config)
+
+    def authorize_tool(self, *, agent: Id, tool: str) -> ToolAuthorization:
+        """Check ``tool`` may be used now; raises :class:`PermissionDenied` if not."""
+        return self._call(F.authorize_tool, agent=agent, tool=tool)
+
+    def tool_grant_history(self, *, agent: Id, tool: str) -> list[ToolGrantRevision]:
+        """Every grant revision of ``tool`` for ``agent``."""
+        return self._call(F.tool_grant_history, agent=agent, tool=tool)
+
+    # -- Section 9: views and export ------------------------------------------------------
+
+    def export_markdown(self, *, agent: Id) -> str:
+        """A deterministic markdown view of the agent's state."""
+        return self._call(F.export_markdown, agent=agent)
+
+    def import_markdown(self, *, agent: Id, document: str) -> int:
+        """Import a markdown memory file as ``import`` entries (operator)."""
+        return self._call(F.import_markdown, agent=agent, document=document)
