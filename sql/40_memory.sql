@@ -1,0 +1,159 @@
+-- Memory: an entry's current state plus immutable revisions.
+--
+-- memory_revisions is the operation log (create, amend, forget): each row records
+-- the attributed state it produced and who supplied it. memory_entries is the
+-- current state that retrieval reads; its current revision is a deferred
+-- composite foreign key, so a committed entry always has its history.
+--
+-- Evidence: the messages that support a revision (all earlier evidence is kept on
+-- amendment). evidence_observers is what eligibility needs from them: the actors
+-- who could observe every non-public evidence message (the intersection of their
+-- audiences); NULL when nothing restricts reuse (operator notes, imports, public
+-- evidence). evidence_conversations: the conversations the evidence came from.
+CREATE TABLE agent_state.memory_revisions (
+    runtime_agent_id uuid NOT NULL,
+    entry_id uuid NOT NULL,
+    revision integer NOT NULL,
+    operation text NOT NULL,
+    body text NOT NULL,
+    subject_id uuid,
+    visibility text NOT NULL,
+    source_type text NOT NULL,
+    source_actor_id uuid,
+    source_message_id uuid,
+    evidence_observers uuid [],
+    evidence_conversations uuid [] NOT NULL DEFAULT '{}',
+    reason text,
+    created_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+    created_by name NOT NULL DEFAULT current_user,
+    CONSTRAINT memory_revisions_pkey PRIMARY KEY (runtime_agent_id, entry_id, revision),
+    CONSTRAINT memory_revisions_subject_fkey FOREIGN KEY (runtime_agent_id, subject_id)
+    REFERENCES agent_state.actors (runtime_agent_id, actor_id),
+    CONSTRAINT memory_revisions_source_actor_fkey FOREIGN KEY (runtime_agent_id, source_actor_id)
+    REFERENCES agent_state.actors (runtime_agent_id, actor_id),
+    CONSTRAINT memory_revisions_source_message_fkey FOREIGN KEY (runtime_agent_id, source_message_id)
+    REFERENCES agent_state.messages (runtime_agent_id, message_id),
+    CONSTRAINT memory_revisions_revision_check CHECK (revision >= 1),
+    CONSTRAINT memory_revisions_operation_check CHECK (
+        operation IN ('create', 'amend', 'forget')
+        AND (operation = 'create') = (revision = 1)
+    ),
+    CONSTRAINT memory_revisions_visibility_check CHECK (visibility IN ('perspective', 'conversation')),
+    CONSTRAINT memory_revisions_source_type_check CHECK (source_type IN ('operator', 'agent', 'import')),
+    -- An agent-authored entry starts from a persisted message: its author is the
+    -- source actor.
+    CONSTRAINT memory_revisions_agent_source_check CHECK (
+        source_type <> 'agent' OR operation <> 'create'
+        OR (source_actor_id IS NOT NULL AND source_message_id IS NOT NULL)
+    ),
+    CONSTRAINT memory_revisions_body_check CHECK (length(body) <= 100000)
+);
+
+COMMENT ON TABLE agent_state.memory_revisions IS
+'Immutable memory operation log: create, amend, forget, with attributed state and provenance.';
+
+CREATE TABLE agent_state.memory_entries (
+    runtime_agent_id uuid NOT NULL,
+    entry_id uuid NOT NULL DEFAULT gen_random_uuid(),
+    current_revision integer NOT NULL,
+    live boolean NOT NULL DEFAULT true,
+    body text NOT NULL,
+    subject_id uuid,
+    visibility text NOT NULL,
+    source_type text NOT NULL,
+    evidence_observers uuid [],
+    evidence_conversations uuid [] NOT NULL DEFAULT '{}',
+    revised_at timestamptz NOT NULL,
+    tsv tsvector GENERATED ALWAYS AS (to_tsvector('english'::regconfig, body)) STORED,
+    created_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+    created_by name NOT NULL DEFAULT current_user,
+    CONSTRAINT memory_entries_pkey PRIMARY KEY (runtime_agent_id, entry_id),
+    CONSTRAINT memory_entries_agent_fkey FOREIGN KEY (runtime_agent_id)
+    REFERENCES agent_state.agents (runtime_agent_id),
+    CONSTRAINT memory_entries_current_fkey FOREIGN KEY (runtime_agent_id, entry_id, current_revision)
+    REFERENCES agent_state.memory_revisions (runtime_agent_id, entry_id, revision)
+    DEFERRABLE INITIALLY DEFERRED,
+    CONSTRAINT memory_entries_subject_fkey FOREIGN KEY (runtime_agent_id, subject_id)
+    REFERENCES agent_state.actors (runtime_agent_id, actor_id),
+    CONSTRAINT memory_entries_visibility_check CHECK (visibility IN ('perspective', 'conversation'))
+);
+
+ALTER TABLE agent_state.memory_revisions
+ADD CONSTRAINT memory_revisions_entry_fkey FOREIGN KEY (runtime_agent_id, entry_id)
+REFERENCES agent_state.memory_entries (runtime_agent_id, entry_id)
+DEFERRABLE INITIALLY DEFERRED;
+
+-- Per-agent full-text search over live entries: a multicolumn GIN whose first
+-- column is the agent (as a one-element array, so core array_ops serves without
+-- btree_gin). Queries must say ARRAY[runtime_agent_id] @> ARRAY[$agent::uuid]
+-- AND live to use it.
+CREATE INDEX memory_entries_search_idx
+ON agent_state.memory_entries USING gin ((ARRAY[runtime_agent_id]) array_ops, tsv)
+WHERE live;
+
+-- Newest-first listing (empty query, context fill-up).
+CREATE INDEX memory_entries_recent_idx
+ON agent_state.memory_entries (runtime_agent_id, revised_at DESC, entry_id)
+WHERE live;
+
+COMMENT ON TABLE agent_state.memory_entries IS
+'Current state of each memory entry (what retrieval reads); history is in memory_revisions.';
+
+CREATE TABLE agent_state.memory_evidence (
+    runtime_agent_id uuid NOT NULL,
+    entry_id uuid NOT NULL,
+    revision integer NOT NULL,
+    message_id uuid NOT NULL,
+    CONSTRAINT memory_evidence_pkey PRIMARY KEY (runtime_agent_id, entry_id, revision, message_id),
+    CONSTRAINT memory_evidence_revision_fkey FOREIGN KEY (runtime_agent_id, entry_id, revision)
+    REFERENCES agent_state.memory_revisions (runtime_agent_id, entry_id, revision),
+    CONSTRAINT memory_evidence_message_fkey FOREIGN KEY (runtime_agent_id, message_id)
+    REFERENCES agent_state.messages (runtime_agent_id, message_id)
+);
+
+COMMENT ON TABLE agent_state.memory_evidence IS
+'Evidence messages of each memory revision (the full set: amendments keep earlier evidence).';
+
+-- Revision-specific sharing grants. A grant is never deleted: unshare stamps it.
+CREATE TABLE agent_state.memory_shares (
+    runtime_agent_id uuid NOT NULL,
+    share_id bigint GENERATED ALWAYS AS IDENTITY,
+    entry_id uuid NOT NULL,
+    revision integer NOT NULL,
+    conversation_id uuid NOT NULL,
+    revoked_at timestamptz,
+    revoked_by name,
+    created_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+    created_by name NOT NULL DEFAULT current_user,
+    CONSTRAINT memory_shares_pkey PRIMARY KEY (runtime_agent_id, share_id),
+    CONSTRAINT memory_shares_revision_fkey FOREIGN KEY (runtime_agent_id, entry_id, revision)
+    REFERENCES agent_state.memory_revisions (runtime_agent_id, entry_id, revision),
+    CONSTRAINT memory_shares_conversation_fkey FOREIGN KEY (runtime_agent_id, conversation_id)
+    REFERENCES agent_state.conversations (runtime_agent_id, conversation_id),
+    CONSTRAINT memory_shares_revoked_check CHECK ((revoked_at IS NULL) = (revoked_by IS NULL))
+);
+
+CREATE UNIQUE INDEX memory_shares_active_key
+ON agent_state.memory_shares (runtime_agent_id, entry_id, revision, conversation_id)
+WHERE revoked_at IS NULL;
+
+COMMENT ON TABLE agent_state.memory_shares IS
+'Sharing grants for one memory revision into one conversation; unshare stamps revoked_at.';
+
+-- Audited erasure: the one sanctioned rewrite of memory revisions (and of the
+-- prompt snapshots that used them).
+CREATE TABLE agent_state.memory_redactions (
+    runtime_agent_id uuid NOT NULL,
+    entry_id uuid NOT NULL,
+    reason text NOT NULL,
+    removed_sha256 text [] NOT NULL,
+    created_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+    created_by name NOT NULL DEFAULT current_user,
+    CONSTRAINT memory_redactions_pkey PRIMARY KEY (runtime_agent_id, entry_id),
+    CONSTRAINT memory_redactions_entry_fkey FOREIGN KEY (runtime_agent_id, entry_id)
+    REFERENCES agent_state.memory_entries (runtime_agent_id, entry_id),
+    CONSTRAINT memory_redactions_reason_check CHECK (btrim(reason) <> '')
+);
+
+COMMENT ON TABLE agent_state.memory_redactions IS
+'One row per redacted entry: who, when, why, and the sha256 of each text removed.';
