@@ -10,6 +10,23 @@
 -- who could observe every non-public evidence message (the intersection of their
 -- audiences); NULL when nothing restricts reuse (operator notes, imports, public
 -- evidence). evidence_conversations: the conversations the evidence came from.
+-- Imported memory files (import_markdown): the file's text is the evidence of the
+-- entries made from it.
+CREATE TABLE agent_state.memory_imports (
+    runtime_agent_id uuid NOT NULL,
+    import_id bigint GENERATED ALWAYS AS IDENTITY,
+    document text NOT NULL,
+    document_sha256 text NOT NULL,
+    created_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+    created_by name NOT NULL DEFAULT current_user,
+    CONSTRAINT memory_imports_pkey PRIMARY KEY (runtime_agent_id, import_id),
+    CONSTRAINT memory_imports_agent_fkey FOREIGN KEY (runtime_agent_id)
+    REFERENCES agent_state.agents (runtime_agent_id)
+);
+
+COMMENT ON TABLE agent_state.memory_imports IS
+'Markdown memory files imported with import_markdown, kept as evidence.';
+
 CREATE TABLE agent_state.memory_revisions (
     runtime_agent_id uuid NOT NULL,
     entry_id uuid NOT NULL,
@@ -21,6 +38,7 @@ CREATE TABLE agent_state.memory_revisions (
     source_type text NOT NULL,
     source_actor_id uuid,
     source_message_id uuid,
+    source_import_id bigint,
     evidence_observers uuid [],
     evidence_conversations uuid [] NOT NULL DEFAULT '{}',
     reason text,
@@ -33,6 +51,9 @@ CREATE TABLE agent_state.memory_revisions (
     REFERENCES agent_state.actors (runtime_agent_id, actor_id),
     CONSTRAINT memory_revisions_source_message_fkey FOREIGN KEY (runtime_agent_id, source_message_id)
     REFERENCES agent_state.messages (runtime_agent_id, message_id),
+    CONSTRAINT memory_revisions_source_import_fkey FOREIGN KEY (runtime_agent_id, source_import_id)
+    REFERENCES agent_state.memory_imports (runtime_agent_id, import_id),
+    CONSTRAINT memory_revisions_import_check CHECK ((source_type = 'import') = (source_import_id IS NOT NULL)),
     CONSTRAINT memory_revisions_revision_check CHECK (revision >= 1),
     CONSTRAINT memory_revisions_operation_check CHECK (
         operation IN ('create', 'amend', 'forget')
