@@ -54,7 +54,11 @@ def connect(dsn: str | None = None, *, autocommit: bool = True) -> Store:
     With ``autocommit`` (the default) every call is its own transaction; group calls
     with ``with store.transaction():``.
     """
-    return Store(psycopg.connect(default_dsn(dsn), autocommit=autocommit), owned=True)
+    try:
+        conn = psycopg.connect(default_dsn(dsn), autocommit=autocommit)
+    except psycopg.Error as e:
+        raise from_psycopg(e) from e
+    return Store(conn, owned=True)
 
 
 class Store:
@@ -88,7 +92,10 @@ class Store:
         self._pool: ConnectionPool[Any] | None = None
         self._owned = owned
         if isinstance(source, str):
-            self._conn = psycopg.connect(source, autocommit=autocommit)
+            try:
+                self._conn = psycopg.connect(source, autocommit=autocommit)
+            except psycopg.Error as e:
+                raise from_psycopg(e) from e
             self._owned = True
         elif isinstance(source, ConnectionPool):
             self._pool = source
