@@ -49,13 +49,16 @@ def bundle_text() -> str:
 def bundled_version(text: str | None = None) -> str:
     """The version of the bundled script.
 
-    Read from the script itself: the ``agent_state--<version>.sql`` name in its header,
-    else the literal returned by ``agent_state.version()``.
+    Read from the script itself: its header line ``-- agent_state <version>: ...``
+    (or an ``agent_state--<version>.sql`` name there), else the literal returned by
+    ``agent_state.version()``.
     """
     if text is None:
         text = bundle_text()
     head = text[:4000]
-    m = re.search(r"agent_state--(\d+(?:\.\d+)+)\.sql", head)
+    m = re.search(r"^--\s*agent_state\s+v?(\d+(?:\.\d+)+)\b", head, re.MULTILINE)
+    if m is None:
+        m = re.search(r"agent_state--(\d+(?:\.\d+)+)\.sql", head)
     if m:
         return m.group(1)
     m = re.search(
@@ -134,6 +137,10 @@ def install(conn: Connection[Any] | str) -> str:
             text = bundle_text()
             target = bundled_version(text)
             installed = _plain_version(conn)
+            # The scripts SET LOCAL search_path; put the caller's back afterwards in case
+            # this is a savepoint inside the caller's transaction.
+            row = conn.execute("SELECT pg_catalog.current_setting('search_path')").fetchone()
+            search_path = "" if row is None else str(row[0])
             if installed is None:
                 conn.execute(sql.SQL(_plain(text)))
             elif installed == target:
@@ -148,6 +155,9 @@ def install(conn: Connection[Any] | str) -> str:
                 for name in upgrade_path(installed, target):
                     script = directory.joinpath(name).read_text(encoding="utf-8")
                     conn.execute(sql.SQL(_plain(script)))
+            conn.execute(
+                "SELECT pg_catalog.set_config('search_path', %s::text, true)", [search_path]
+            )
             done = _plain_version(conn)
             if done != target:
                 raise Error(f"installing agent_state {target} left version {done} in place")
