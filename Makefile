@@ -28,7 +28,8 @@ ifeq ($(EXTVERSION),)
 $(error could not read default_version from $(EXTENSION).control)
 endif
 
-PYTHON     ?= python3
+# (Not PYTHON: PGXS sets that to the interpreter PostgreSQL was built with.)
+TEST_PYTHON ?= python3
 PG_CONFIG  ?= pg_config
 
 # Sources in load order. $(sort) is a byte-wise sort, the same on every machine.
@@ -99,7 +100,7 @@ $(PY_BUNDLE): $(BUNDLE)
 # Static checks first, then the database checks (tests/lint/*.sql) against a
 # database with the extension installed.
 lint: all
-	$(PYTHON) tests/run_suite.py --stages build,install,sqlfluff,pgspot,plpgsql_check,catalog
+	$(TEST_PYTHON) tests/run_suite.py --stages build,install,sqlfluff,pgspot,plpgsql_check,catalog
 
 # sqlfluff reads .sqlfluff (postgres dialect, rule selection and why).
 lint-sqlfluff:
@@ -119,15 +120,15 @@ lint-pgspot: $(BUNDLE)
 
 # ---------------------------------------------------------------- tests
 test: all
-	$(PYTHON) tests/run_suite.py
+	$(TEST_PYTHON) tests/run_suite.py
 
 # SPEC=name (or "a b"): run those isolation specs and copy their output to
 # tests/isolation/expected/. Review the result before committing it.
 isolation-accept: all
 	@if [ -z "$(SPEC)" ]; then echo "usage: make isolation-accept SPEC=name" >&2; exit 2; fi
-	$(PYTHON) tests/run_suite.py --stages build,install,isolation --accept $(SPEC)
+	$(TEST_PYTHON) tests/run_suite.py --stages build,install,isolation --accept $(SPEC)
 
 # Uses the installed console script when there is one, else the source tree.
 demo: all
 	@if command -v agent-state >/dev/null 2>&1; then agent-state demo; \
-	else PYTHONPATH=python$${PYTHONPATH:+:$$PYTHONPATH} $(PYTHON) -m agent_state demo; fi
+	else PYTHONPATH=python$${PYTHONPATH:+:$$PYTHONPATH} $(TEST_PYTHON) -m agent_state demo; fi

@@ -1,0 +1,841 @@
+#!/usr/bin/env python3
+"""Run the agent_state test suite: build, install, lint, pgTAP, isolation, pytest.
+
+Usage (normally through make):
+
+    python3 tests/run_suite.py                      # every stage (make test)
+    python3 tests/run_suite.py --stages lint        # a group or a list: a,b,c
+    python3 tests/run_suite.py --stages isolation --accept NAME [NAME ...]
+
+Stages, in order: build, install, sqlfluff, pgspot, plpgsql_check, catalog,
+pgtap, isolation, pytest. Groups: lint = sqlfluff,pgspot,plpgsql_check,catalog.
+
+Database: AGENT_STATE_TEST_DSN when set (a superuser on any database of that
+server); otherwise a throwaway cluster from the local server binaries
+(agent_state.embedded), or a testcontainers PostgreSQL when the binaries are
+missing and a Docker engine answers. On that server the driver creates
+(dropping old copies):
+
+    agent_state_template   the extension only; pytest clones it per module
+    agent_state_test       the extension plus pgtap and plpgsql_check; lint
+                           and pgTAP run here
+    agent_state_isolation  the extension only; isolation specs run here
+
+and exports AGENT_STATE_TEST_DSN (database agent_state_test),
+AGENT_STATE_TEST_TEMPLATE and PGHOST/PGPORT/PGUSER/PGDATABASE (PGPASSWORD)
+to every stage. Every stage runs even when an earlier one failed; the last
+line is "N passed, N failed" (lint stages count one each, pgTAP counts tests,
+isolation counts specs, pytest counts tests) and the exit status is non-zero
+on any failure.
+
+Standard library and psycopg only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import xml.etree.ElementTree as ET
+from collections.abc import Iterator, Sequence
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+TESTS = ROOT / "tests"
+ISOLATION_DIR = TESTS / "isolation"
+ISOLATION_OUT = ISOLATION_DIR / "output"
+
+STAGES = (
+    "build",
+    "install",
+    "sqlfluff",
+    "pgspot",
+    "plpgsql_check",
+    "catalog",
+    "pgtap",
+    "isolation",
+    "pytest",
+)
+GROUPS = {
+    "lint": ("sqlfluff", "pgspot", "plpgsql_check", "catalog"),
+    "all": STAGES,
+}
+DB_STAGES = {"plpgsql_check", "catalog", "pgtap", "isolation", "pytest"}
+
+TEST_DB = "agent_state_test"
+TEMPLATE_DB = "agent_state_template"
+ISOLATION_DB = "agent_state_isolation"
+
+
+# --------------------------------------------------------------------- output
+
+
+def say(msg: str = "") -> None:
+    print(msg, flush=True)
+
+
+def banner(stage: str) -> None:
+    say()
+    say(f"==> {stage}")
+
+
+@dataclass
+class Result:
+    stage: str
+    passed: int = 0
+    failed: int = 0
+    notes: list[str] = field(default_factory=list)
+    skipped: bool = False
+
+    def note(self, msg: str) -> None:
+        self.notes.append(msg)
+        say(f"    {msg}")
+
+
+def run(
+    cmd: Sequence[str],
+    *,
+    env: dict[str, str] | None = None,
+    cwd: Path = ROOT,
+    echo: bool = True,
+) -> tuple[int, str]:
+    """Run a command, streaming its output, and return (exit code, output)."""
+    say("    $ " + " ".join(cmd))
+    try:
+        proc = subprocess.Popen(
+            list(cmd),
+            cwd=str(cwd),
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            text=True,
+            errors="replace",
+        )
+    except FileNotFoundError as exc:
+        say(f"    not found: {exc.filename}")
+        return 127, ""
+    assert proc.stdout is not None
+    lines: list[str] = []
+    for line in proc.stdout:
+        lines.append(line)
+        if echo:
+            sys.stdout.write(line)
+            sys.stdout.flush()
+    return proc.wait(), "".join(lines)
+
+
+# --------------------------------------------------------------------- helpers
+
+
+def load_embedded() -> ModuleType:
+    """Load python/agent_state/embedded.py on its own (stdlib only), so a broken
+    package __init__ cannot stop the suite from getting a database."""
+    path = ROOT / "python" / "agent_state" / "embedded.py"
+    spec = importlib.util.spec_from_file_location("_agent_state_embedded", path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot load {path}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def ext_version() -> str:
+    text = (ROOT / "agent_state.control").read_text()
+    m = re.search(r"^\s*default_version\s*=\s*'([^']+)'", text, re.M)
+    if not m:
+        raise SystemExit("agent_state.control has no default_version")
+    return m.group(1)
+
+
+def bundle_path() -> Path:
+    return ROOT / "build" / f"agent_state--{ext_version()}.sql"
+
+
+def pg_config_output(pg_config: str, flag: str) -> str | None:
+    try:
+        out = subprocess.run(
+            [pg_config, flag], capture_output=True, text=True, check=True, timeout=30
+        ).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out or None
+
+
+def pg_config_for_major(major: int | None) -> str | None:
+    """The pg_config of the server's major version, else the one on PATH."""
+    if major is not None:
+        candidate = Path(f"/usr/lib/postgresql/{major}/bin/pg_config")
+        if candidate.is_file():
+            return str(candidate)
+    found = shutil.which("pg_config")
+    if found and major is not None:
+        ver = pg_config_output(found, "--version") or ""
+        m = re.search(r"(\d+)", ver)
+        if not m or int(m.group(1)) != major:
+            return None
+    return found
+
+
+def docker_available() -> bool:
+    if not shutil.which("docker"):
+        return False
+    try:
+        return (
+            subprocess.run(
+                ["docker", "info"], capture_output=True, timeout=20, check=False
+            ).returncode
+            == 0
+        )
+    except (OSError, subprocess.SubprocessError):
+        return False
+
+
+# --------------------------------------------------------------------- database
+
+
+@dataclass
+class Server:
+    """Where the database stages run."""
+
+    params: dict[str, Any]  # libpq keywords for a superuser connection
+    kind: str  # "dsn", "embedded", "container"
+    local: bool
+    major: int | None = None
+    pg_config: str | None = None
+    install_method: str = "extension"
+
+    def conninfo(self, dbname: str) -> str:
+        from psycopg.conninfo import make_conninfo
+
+        params = dict(self.params)
+        params["dbname"] = dbname
+        return make_conninfo(**params)
+
+    def connect(self, dbname: str) -> Any:
+        import psycopg
+
+        return psycopg.connect(self.conninfo(dbname), autocommit=True, connect_timeout=30)
+
+    def env(self) -> dict[str, str]:
+        mapping = {
+            "host": "PGHOST",
+            "hostaddr": "PGHOSTADDR",
+            "port": "PGPORT",
+            "user": "PGUSER",
+            "password": "PGPASSWORD",
+            "sslmode": "PGSSLMODE",
+            "sslrootcert": "PGSSLROOTCERT",
+            "passfile": "PGPASSFILE",
+        }
+        env = {var: str(self.params[key]) for key, var in mapping.items() if self.params.get(key)}
+        env["PGDATABASE"] = TEST_DB
+        env["AGENT_STATE_TEST_DSN"] = self.conninfo(TEST_DB)
+        env["AGENT_STATE_TEST_TEMPLATE"] = TEMPLATE_DB
+        return env
+
+    @property
+    def user(self) -> str:
+        return str(self.params.get("user") or os.environ.get("PGUSER") or "postgres")
+
+
+def is_local_host(host: str | None) -> bool:
+    if not host:
+        return True  # default unix socket
+    return all(h.startswith("/") or h in ("localhost", "127.0.0.1", "::1") for h in host.split(","))
+
+
+@contextmanager
+def open_server(stack_note: Result) -> Iterator[Server]:
+    """Yield a Server from AGENT_STATE_TEST_DSN, an embedded cluster or a container."""
+    from psycopg.conninfo import conninfo_to_dict
+
+    dsn = os.environ.get("AGENT_STATE_TEST_DSN")
+    if dsn:
+        params = {k: v for k, v in conninfo_to_dict(dsn).items() if v is not None}
+        local = is_local_host(str(params.get("host") or os.environ.get("PGHOST") or ""))
+        stack_note.note(f"using AGENT_STATE_TEST_DSN ({'local' if local else 'remote'} server)")
+        yield Server(params=params, kind="dsn", local=local)
+        return
+
+    embedded = load_embedded()
+    try:
+        bindir = embedded.find_bindir()
+    except FileNotFoundError as exc:
+        if docker_available():
+            stack_note.note(f"{exc}; using a testcontainers PostgreSQL")
+            with container_server() as server:
+                yield server
+            return
+        raise
+
+    cluster = embedded.TemporaryCluster(bindir=bindir, fsync=False)
+    cluster.start()
+    try:
+        stack_note.note(f"throwaway cluster {cluster.host}:{cluster.port} from {bindir}")
+        params = {"host": cluster.host, "port": str(cluster.port), "user": cluster.superuser}
+        pg_config = bindir / "pg_config"
+        yield Server(
+            params=params,
+            kind="embedded",
+            local=True,
+            pg_config=str(pg_config) if pg_config.is_file() else None,
+        )
+    finally:
+        cluster.stop()
+        say("    throwaway cluster stopped and removed")
+
+
+@contextmanager
+def container_server() -> Iterator[Server]:
+    from testcontainers.postgres import PostgresContainer
+
+    image = os.environ.get("AGENT_STATE_TEST_IMAGE", "postgres:15")
+    with PostgresContainer(image) as pg:
+        params = {
+            "host": pg.get_container_host_ip(),
+            "port": str(pg.get_exposed_port(5432)),
+            "user": pg.username,
+            "password": pg.password,
+        }
+        yield Server(params=params, kind="container", local=False)
+
+
+def server_major(server: Server) -> int:
+    with server.connect(str(server.params.get("dbname") or "postgres")) as conn:
+        num = int(conn.execute("SHOW server_version_num").fetchone()[0])
+    return num // 10000
+
+
+def maintenance_db(server: Server) -> str:
+    db = str(server.params.get("dbname") or "postgres")
+    return "postgres" if db in (TEST_DB, TEMPLATE_DB, ISOLATION_DB) else db
+
+
+def recreate_db(conn: Any, name: str, template: str | None = None) -> None:
+    from psycopg import sql
+
+    conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
+    if template:
+        conn.execute(
+            sql.SQL("CREATE DATABASE {} TEMPLATE {}").format(
+                sql.Identifier(name), sql.Identifier(template)
+            )
+        )
+    else:
+        conn.execute(sql.SQL("CREATE DATABASE {} TEMPLATE template0").format(sql.Identifier(name)))
+
+
+def choose_install_method(server: Server, result: Result) -> str:
+    """CREATE EXTENSION when the server has our version's files, else the plain bundle."""
+    version = ext_version()
+    with server.connect(maintenance_db(server)) as conn:
+        row = conn.execute(
+            "SELECT 1 FROM pg_catalog.pg_available_extension_versions"
+            " WHERE name = 'agent_state' AND version = %s",
+            (version,),
+        ).fetchone()
+    if row is None:
+        result.note(
+            f"agent_state {version} is not installed on the server; loading the plain SQL bundle"
+        )
+        return "bundle"
+    if server.local and server.pg_config:
+        sharedir = pg_config_output(server.pg_config, "--sharedir")
+        if sharedir:
+            installed = Path(sharedir) / "extension" / f"agent_state--{version}.sql"
+            if installed.is_file() and installed.read_bytes() != bundle_path().read_bytes():
+                result.note(
+                    f"{installed} differs from the build (install skipped?); "
+                    "loading the plain SQL bundle instead"
+                )
+                return "bundle"
+    return "extension"
+
+
+def install_agent_state(server: Server, dbname: str) -> None:
+    from psycopg import sql
+
+    with server.connect(dbname) as conn:
+        if server.install_method == "extension":
+            conn.execute(
+                sql.SQL("CREATE EXTENSION agent_state VERSION {}").format(
+                    sql.Literal(ext_version())
+                )
+            )
+        else:
+            with conn.transaction():
+                conn.execute(bundle_path().read_text())
+
+
+def prepare_databases(server: Server, result: Result) -> None:
+    server.install_method = choose_install_method(server, result)
+    with server.connect(maintenance_db(server)) as conn:
+        for db in (TEST_DB, ISOLATION_DB, TEMPLATE_DB):
+            recreate_db(conn, db)
+    install_agent_state(server, TEMPLATE_DB)
+    with server.connect(maintenance_db(server)) as conn:
+        recreate_db(conn, TEST_DB, TEMPLATE_DB)
+        recreate_db(conn, ISOLATION_DB, TEMPLATE_DB)
+    with server.connect(TEST_DB) as conn:
+        for ext in ("pgtap", "plpgsql_check"):
+            try:
+                conn.execute(f"CREATE EXTENSION IF NOT EXISTS {ext}")
+            except Exception as exc:  # reported; the stage that needs it fails
+                result.note(f"CREATE EXTENSION {ext} failed: {str(exc).strip()}")
+        version = conn.execute("SELECT agent_state.version()").fetchone()[0]
+    result.note(
+        f"databases {TEMPLATE_DB}, {TEST_DB}, {ISOLATION_DB} ready "
+        f"(agent_state {version} via {server.install_method})"
+    )
+
+
+# --------------------------------------------------------------------- stages
+
+
+def stage_build(res: Result, ctx: Context) -> None:
+    rc, _ = run(["make", "--no-print-directory", "all"], env=ctx.base_env)
+    res.passed, res.failed = (1, 0) if rc == 0 else (0, 1)
+
+
+def stage_install(res: Result, ctx: Context) -> None:
+    server = ctx.server
+    if server is not None and not server.local:
+        res.skipped = True
+        res.note("server is not local: not installing extension files")
+        return
+    pg_config = (server.pg_config if server else None) or pg_config_for_major(
+        server.major if server else None
+    )
+    if pg_config is None:
+        res.skipped = True
+        res.note("no pg_config matching the server: not installing extension files")
+        return
+    sharedir = pg_config_output(pg_config, "--sharedir")
+    if sharedir is None or pg_config_output(pg_config, "--pgxs") is None:
+        res.skipped = True
+        res.note(f"{pg_config} gives no sharedir/PGXS (postgresql-server-dev missing?)")
+        return
+    extdir = Path(sharedir) / "extension"
+    if not os.access(extdir, os.W_OK):
+        res.skipped = True
+        res.note(f"{extdir} is not writable: not installing (run 'make install' as root)")
+        return
+    rc, _ = run(
+        ["make", "--no-print-directory", "install", f"PG_CONFIG={pg_config}"], env=ctx.base_env
+    )
+    res.passed, res.failed = (1, 0) if rc == 0 else (0, 1)
+
+
+def stage_make_target(target: str) -> Any:
+    def stage(res: Result, ctx: Context) -> None:
+        rc, _ = run(["make", "--no-print-directory", target], env=ctx.base_env)
+        res.passed, res.failed = (1, 0) if rc == 0 else (0, 1)
+
+    return stage
+
+
+def run_lint_query(server: Server, path: Path) -> tuple[list[str], list[tuple[Any, ...]]]:
+    with server.connect(TEST_DB) as conn:
+        cur = conn.execute(path.read_text())
+        names = [d.name for d in cur.description or []]
+        return names, list(cur.fetchall())
+
+
+def format_row(names: Sequence[str], row: Sequence[Any]) -> str:
+    return "; ".join(f"{n}={v}" for n, v in zip(names, row, strict=True) if v is not None)
+
+
+def stage_plpgsql_check(res: Result, ctx: Context) -> None:
+    assert ctx.server is not None
+    names, rows = run_lint_query(ctx.server, TESTS / "lint" / "plpgsql_check.sql")
+    level = names.index("level")
+    errors = [r for r in rows if r[level] == "error"]
+    for r in rows:
+        say(f"    {r[level].upper()}: {format_row(names, r)}")
+    say(f"    {len(errors)} error(s), {len(rows) - len(errors)} warning(s)")
+    res.passed, res.failed = (1, 0) if not errors else (0, 1)
+
+
+def stage_catalog(res: Result, ctx: Context) -> None:
+    assert ctx.server is not None
+    _names, rows = run_lint_query(ctx.server, TESTS / "lint" / "catalog_checks.sql")
+    for r in rows:
+        say(f"    FAIL {r[0]}: {r[1]}: {r[2]}")
+    say(f"    {len(rows)} violation(s)")
+    res.passed, res.failed = (1, 0) if not rows else (0, 1)
+
+
+def stage_pgtap(res: Result, ctx: Context) -> None:
+    assert ctx.server is not None
+    files = sorted((TESTS / "pgtap").glob("*.sql"))
+    if not files:
+        res.note("no tests/pgtap/*.sql files")
+        return
+    if not shutil.which("pg_prove"):
+        res.failed = 1
+        res.note("pg_prove not found (apt install libtap-parser-sourcehandler-pgtap-perl)")
+        return
+    p = ctx.server.params
+    cmd = ["pg_prove", "--ext", ".sql", "-d", TEST_DB, "-U", ctx.server.user]
+    if p.get("host"):
+        cmd += ["-h", str(p["host"])]
+    if p.get("port"):
+        cmd += ["-p", str(p["port"])]
+    cmd += [str(f.relative_to(ROOT)) for f in files]
+    rc, out = run(cmd, env=ctx.test_env)
+    res.passed, res.failed = parse_pg_prove(out, rc)
+
+
+def parse_pg_prove(out: str, rc: int) -> tuple[int, int]:
+    """(passed, failed) from TAP::Harness output."""
+    m = re.search(r"^Files=\d+, Tests=(\d+)", out, re.M)
+    if not m:
+        return 0, 1
+    total = int(m.group(1))
+    failed_tests = 0
+    failed_files = 0
+    for fm in re.finditer(r"^\S.*\(Wstat: \d+ Tests: \d+ Failed: (\d+)\)", out, re.M):
+        n = int(fm.group(1))
+        failed_tests += n
+        if n == 0:
+            failed_files += 1  # bad plan, died, ... without a failing assertion
+    failed = failed_tests + failed_files
+    if rc != 0 and failed == 0:
+        failed = 1
+    return max(total - failed_tests, 0), failed
+
+
+def find_isolation_regress(ctx: Context) -> Path | None:
+    candidates: list[Path] = []
+    server = ctx.server
+    pg_config = (server.pg_config if server else None) or pg_config_for_major(
+        server.major if server else None
+    )
+    if pg_config:
+        pkglib = pg_config_output(pg_config, "--pkglibdir")
+        if pkglib:
+            candidates.append(Path(pkglib) / "pgxs/src/test/isolation/pg_isolation_regress")
+    if server and server.major:
+        candidates.append(
+            Path(
+                f"/usr/lib/postgresql/{server.major}/lib/pgxs/src/test/isolation/pg_isolation_regress"
+            )
+        )
+    for c in candidates:
+        if c.is_file():
+            return c
+    found = shutil.which("pg_isolation_regress")
+    return Path(found) if found else None
+
+
+def stage_isolation(res: Result, ctx: Context) -> None:
+    assert ctx.server is not None
+    specs = sorted(p.stem for p in (ISOLATION_DIR / "specs").glob("*.spec"))
+    if ctx.accept:
+        missing = [s for s in ctx.accept if s not in specs]
+        if missing:
+            res.failed = len(missing)
+            res.note(f"no such spec(s): {', '.join(missing)}")
+            return
+        specs = list(ctx.accept)
+    if not specs:
+        res.note("no tests/isolation/specs/*.spec files")
+        return
+    tool = find_isolation_regress(ctx)
+    if tool is None:
+        res.failed = len(specs)
+        res.note("pg_isolation_regress not found (install postgresql-server-dev-<major>)")
+        return
+    shutil.rmtree(ISOLATION_OUT, ignore_errors=True)
+    ISOLATION_OUT.mkdir(parents=True)
+    (ISOLATION_DIR / "expected").mkdir(exist_ok=True)
+    p = ctx.server.params
+    cmd = [
+        str(tool),
+        "--use-existing",
+        f"--dbname={ISOLATION_DB}",
+        f"--user={ctx.server.user}",
+        f"--inputdir={ISOLATION_DIR.relative_to(ROOT)}",
+        f"--outputdir={ISOLATION_OUT.relative_to(ROOT)}",
+    ]
+    if p.get("host"):
+        cmd.append(f"--host={p['host']}")
+    if p.get("port"):
+        cmd.append(f"--port={p['port']}")
+    rc, out = run(cmd + specs, env=ctx.test_env)
+    passed, failed = parse_isolation(out, specs)
+    if rc != 0 and failed == 0:
+        failed = max(len(specs) - passed, 1)
+    res.passed, res.failed = passed, failed
+    diffs = ISOLATION_OUT / "regression.diffs"
+    if ctx.accept:
+        # the comparison above is moot: count what was accepted
+        res.passed = res.failed = 0
+        for spec in specs:
+            produced = ISOLATION_OUT / "results" / f"{spec}.out"
+            if produced.is_file():
+                shutil.copyfile(produced, ISOLATION_DIR / "expected" / f"{spec}.out")
+                res.passed += 1
+                res.note(
+                    f"accepted tests/isolation/expected/{spec}.out (review it before committing)"
+                )
+            else:
+                res.failed += 1
+                res.note(f"{spec}: no output produced; nothing accepted")
+        return
+    if failed and diffs.is_file():
+        text = diffs.read_text(errors="replace")
+        say(f"    --- {diffs.relative_to(ROOT)} (first 200 lines) ---")
+        for line in text.splitlines()[:200]:
+            say(f"    {line}")
+        res.note(
+            f"see {diffs.relative_to(ROOT)}; to accept new output after review: "
+            "make isolation-accept SPEC=<name>"
+        )
+
+
+def parse_isolation(out: str, specs: Sequence[str]) -> tuple[int, int]:
+    """(passed, failed) from pg_regress output: PG 15 style and PG 16+ TAP style."""
+    passed = failed = 0
+    for line in out.splitlines():
+        m = re.match(r"^\s*test\s+(\S+)\s+\.\.\.\s+(ok|FAILED|failed)", line)
+        if m and m.group(1) in specs:
+            if m.group(2) == "ok":
+                passed += 1
+            else:
+                failed += 1
+            continue
+        m = re.match(r"^(not ok|ok)\s+\d+\s+[-+]\s+(\S+)", line)
+        if m and m.group(2) in specs:
+            if m.group(1) == "ok":
+                passed += 1
+            else:
+                failed += 1
+    return passed, failed
+
+
+def stage_pytest(res: Result, ctx: Context) -> None:
+    if ctx.server is None:
+        res.failed = 1
+        return
+    with tempfile.TemporaryDirectory(prefix="agent_state_pytest_") as tmp:
+        junit = Path(tmp) / "junit.xml"
+        cmd = [
+            sys.executable,
+            "-m",
+            "pytest",
+            "tests/python",
+            "-p",
+            "no:cacheprovider",
+            f"--junitxml={junit}",
+            "-ra",
+        ]
+        rc, _ = run(cmd, env=ctx.test_env)
+        if rc == 5:
+            res.note("pytest collected no tests (not a failure by itself)")
+            return
+        counts = parse_junit(junit)
+        if counts is None:
+            res.failed = 1
+            res.note(f"pytest exited with {rc} and wrote no report")
+            return
+        tests, failures, errors, skipped = counts
+        res.passed = tests - failures - errors - skipped
+        res.failed = failures + errors
+        if skipped:
+            res.note(f"{skipped} skipped")
+        if rc not in (0, 1) and res.failed == 0:
+            res.failed = 1
+            res.note(f"pytest exited with {rc}")
+
+
+def parse_junit(path: Path) -> tuple[int, int, int, int] | None:
+    try:
+        root = ET.parse(path).getroot()
+    except (OSError, ET.ParseError):
+        return None
+    suites = [root] if root.tag == "testsuite" else list(root.iter("testsuite"))
+    totals = [0, 0, 0, 0]
+    for s in suites:
+        for i, key in enumerate(("tests", "failures", "errors", "skipped")):
+            totals[i] += int(s.get(key, "0"))
+    return totals[0], totals[1], totals[2], totals[3]
+
+
+STAGE_FUNCS = {
+    "build": stage_build,
+    "install": stage_install,
+    "sqlfluff": stage_make_target("lint-sqlfluff"),
+    "pgspot": stage_make_target("lint-pgspot"),
+    "plpgsql_check": stage_plpgsql_check,
+    "catalog": stage_catalog,
+    "pgtap": stage_pgtap,
+    "isolation": stage_isolation,
+    "pytest": stage_pytest,
+}
+
+
+@dataclass
+class Context:
+    base_env: dict[str, str]
+    server: Server | None = None
+    accept: list[str] = field(default_factory=list)
+
+    @property
+    def test_env(self) -> dict[str, str]:
+        env = dict(self.base_env)
+        if self.server is not None:
+            env.update(self.server.env())
+        return env
+
+
+# --------------------------------------------------------------------- main
+
+
+def parse_stages(text: str) -> list[str]:
+    wanted: set[str] = set()
+    for item in (s.strip() for s in text.split(",")):
+        if not item:
+            continue
+        if item in GROUPS:
+            wanted.update(GROUPS[item])
+        elif item in STAGES:
+            wanted.add(item)
+        else:
+            raise SystemExit(f"unknown stage {item!r}; stages: {', '.join(STAGES)}, lint, all")
+    return [s for s in STAGES if s in wanted]
+
+
+def _terminate(signum: int, _frame: Any) -> None:
+    raise SystemExit(128 + signum)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument("--stages", default="all", help="comma-separated stages or groups (lint, all)")
+    ap.add_argument(
+        "--accept",
+        nargs="+",
+        default=[],
+        metavar="SPEC",
+        help="run these isolation specs and copy their output to tests/isolation/expected/",
+    )
+    args = ap.parse_args(argv)
+    stages = parse_stages(args.stages)
+    if args.accept and "isolation" not in stages:
+        stages = parse_stages(args.stages + ",isolation")
+
+    signal.signal(signal.SIGTERM, _terminate)
+    started = time.monotonic()
+
+    base_env = dict(os.environ)
+    base_env.pop("AGENT_STATE_TEST_DSN", None)  # stages get the per-run value
+    pythonpath = str(ROOT / "python")
+    base_env["PYTHONPATH"] = pythonpath + (
+        os.pathsep + base_env["PYTHONPATH"] if base_env.get("PYTHONPATH") else ""
+    )
+    ctx = Context(base_env=base_env, accept=list(args.accept))
+    results: list[Result] = []
+
+    def do(stage: str) -> None:
+        banner(stage)
+        res = Result(stage)
+        results.append(res)
+        try:
+            STAGE_FUNCS[stage](res, ctx)
+        except KeyboardInterrupt:
+            raise
+        except Exception as exc:  # a broken stage must not stop the others
+            res.failed = max(res.failed, 1)
+            res.note(f"stage crashed: {type(exc).__name__}: {str(exc).strip()}")
+        status = "skipped" if res.skipped else ("FAILED" if res.failed else "ok")
+        say(f"<== {stage}: {status} ({res.passed} passed, {res.failed} failed)")
+
+    db_stages = [s for s in stages if s in DB_STAGES]
+    with ExitStack() as stack:
+        # build before the server exists; install needs to know the server
+        pre = [s for s in stages if s == "build"]
+        for stage in pre:
+            do(stage)
+
+        if db_stages or "install" in stages:
+            banner("database")
+            setup = Result("database")
+            try:
+                ctx.server = stack.enter_context(open_server(setup))
+                ctx.server.major = server_major(ctx.server)
+                if ctx.server.pg_config is None and ctx.server.local:
+                    ctx.server.pg_config = pg_config_for_major(ctx.server.major)
+                setup.note(f"server major version {ctx.server.major}")
+            except KeyboardInterrupt:
+                raise
+            except Exception as exc:
+                setup.failed = 1
+                setup.note(f"no database: {type(exc).__name__}: {str(exc).strip()}")
+                results.append(setup)
+
+        if "install" in stages:
+            do("install")
+
+        if db_stages and ctx.server is not None:
+            banner("databases")
+            prep = Result("databases")
+            try:
+                prepare_databases(ctx.server, prep)
+            except KeyboardInterrupt:
+                raise
+            except Exception as exc:
+                prep.failed = 1
+                prep.note(
+                    f"could not prepare test databases: {type(exc).__name__}: {str(exc).strip()}"
+                )
+                results.append(prep)
+                # the database stages cannot run; count each as failed
+                for stage in db_stages:
+                    results.append(Result(stage, failed=1, notes=["no test database"]))
+                db_stages = []
+        elif db_stages:
+            for stage in db_stages:
+                results.append(Result(stage, failed=1, notes=["no database server"]))
+            db_stages = []
+
+        for stage in stages:
+            if stage in ("build", "install"):
+                continue
+            if stage in DB_STAGES and stage not in db_stages:
+                continue
+            do(stage)
+
+    passed = sum(r.passed for r in results)
+    failed = sum(r.failed for r in results)
+    say()
+    say(f"==> summary ({time.monotonic() - started:.0f}s)")
+    for r in results:
+        status = "skipped" if r.skipped else ("FAILED" if r.failed else "ok")
+        extra = f"  [{'; '.join(r.notes)}]" if r.notes and (r.failed or r.skipped) else ""
+        say(f"    {r.stage:<14} {status:<8} {r.passed:>5} passed {r.failed:>4} failed{extra}")
+    say(f"{passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:
+        say("interrupted")
+        sys.exit(130)
