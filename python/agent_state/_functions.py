@@ -113,6 +113,10 @@ class Param:
             return None
         if self.type in ("jsonb", "json"):
             return value if isinstance(value, Jsonb) else Jsonb(value)
+        if self.type == "regrole" and isinstance(value, str):
+            # A role *name* (as in pg_roles.rolname), quoted so that regrole input keeps
+            # its case and any special characters.
+            return '"' + value.replace('"', '""') + '"'
         if self.type == "uuid[]":
             if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
                 raise TypeError(f"{self.name}: expected a sequence of UUIDs")

@@ -187,7 +187,10 @@ class AsyncStore:
         )
 
     async def grant_hosting(self, *, agent: Id, host: str) -> None:
-        """Let the runtime role ``host`` act for ``agent`` (operator)."""
+        """Let the runtime role ``host`` act for ``agent`` (operator).
+
+        ``host`` is the role name as in ``pg_roles.rolname`` (the wrapper quotes it).
+        """
         return await self._call(F.grant_hosting, agent=agent, host=host)
 
     async def revoke_hosting(self, *, agent: Id, host: str) -> None:

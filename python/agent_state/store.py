@@ -197,7 +197,10 @@ class Store:
         )
 
     def grant_hosting(self, *, agent: Id, host: str) -> None:
-        """Let the runtime role ``host`` act for ``agent`` (operator)."""
+        """Let the runtime role ``host`` act for ``agent`` (operator).
+
+        ``host`` is the role name as in ``pg_roles.rolname`` (the wrapper quotes it).
+        """
         return self._call(F.grant_hosting, agent=agent, host=host)
 
     def revoke_hosting(self, *, agent: Id, host: str) -> None:
