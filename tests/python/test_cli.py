@@ -1,0 +1,156 @@
+"""The ``agent-state`` command line, against the test DSN and against an embedded cluster."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+from uuid import UUID, uuid4
+
+import pytest
+
+from agent_state import __version__
+from agent_state.cli import main
+
+PACKAGE_DIR = Path(__file__).resolve().parents[2] / "python"
+
+
+@pytest.fixture(scope="module")
+def dsn() -> str:
+    value = os.environ.get("AGENT_STATE_TEST_DSN")
+    if not value:
+        pytest.skip("AGENT_STATE_TEST_DSN is not set")
+    return value
+
+
+def run_cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    environ = dict(os.environ if env is None else env)
+    environ["PYTHONPATH"] = os.pathsep.join(
+        p for p in (str(PACKAGE_DIR), environ.get("PYTHONPATH", "")) if p
+    )
+    return subprocess.run(
+        [sys.executable, "-m", "agent_state", *args],
+        capture_output=True,
+        text=True,
+        env=environ,
+        timeout=600,
+        check=False,
+    )
+
+
+def agent_of(output: str) -> UUID:
+    m = re.search(r"^Created agent \S+: ([0-9a-f-]{36})$", output, re.MULTILINE)
+    assert m, output
+    return UUID(m.group(1))
+
+
+def check_demo_output(out: str) -> None:
+    assert re.search(r"^agent_state \d+\.\d+\.\d+ \(Python wrapper ", out, re.MULTILINE), out
+    assert "== Persona" in out
+    assert "reverted to revision 1" in out
+    assert re.search(r"^\s+r1 \* active ", out, re.MULTILINE), out
+    assert "active now: revision 1 " in out
+    assert "== Memory" in out
+    if "skipped" not in out.split("== Memory", 1)[1].split("==", 1)[0]:
+        # Remembered in the DM, recalled there, and not recalled in the group.
+        memory = out.split("== Memory", 1)[1].split("==", 1)[0]
+        dm_part, team_part = memory.split("recall 'peanuts' in #team", 1)
+        assert "allergic to peanuts" in dm_part
+        assert "(nothing eligible)" in team_part
+
+
+def test_help() -> None:
+    result = run_cli("--help")
+    assert result.returncode == 0
+    for command in ("install", "demo", "recall", "history", "export"):
+        assert command in result.stdout
+
+
+def test_version_flag(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as info:
+        main(["--version"])
+    assert info.value.code == 0
+    assert __version__ in capsys.readouterr().out
+
+
+def test_demo_against_the_dsn(dsn: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--dsn", dsn, "demo"]) == 0
+    out = capsys.readouterr().out
+    check_demo_output(out)
+    agent = agent_of(out)
+
+    assert main(["history", "--dsn", dsn, "--agent", str(agent)]) == 0
+    history = capsys.readouterr().out
+    assert history.startswith("persona:")
+    assert len(re.findall(r"^\s+r\d ", history, re.MULTILINE)) == 3
+
+
+def test_install_command_is_a_noop_when_installed(
+    dsn: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["install", "--dsn", dsn]) == 0
+    assert re.match(r"agent_state \d+\.\d+\.\d+ is installed", capsys.readouterr().out)
+
+
+def test_errors_exit_1_with_the_sqlstate(dsn: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["history", "--dsn", dsn, "--agent", str(uuid4())]) == 1
+    err = capsys.readouterr().err
+    assert "[P0002]" in err and "agent" in err
+
+
+def test_dsn_from_the_environment(
+    dsn: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("AGENT_STATE_DSN", raising=False)
+    monkeypatch.setenv("DATABASE_URL", dsn)
+    assert main(["install"]) == 0
+    assert "is installed" in capsys.readouterr().out
+
+
+def test_recall_and_export_commands(dsn: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["demo", "--dsn", dsn]) == 0
+    out = capsys.readouterr().out
+    agent = agent_of(out)
+    memory = out.split("== Memory", 1)[1].split("==", 1)[0]
+    if "skipped" in memory:
+        pytest.skip("the database has no memory functions yet")
+    assert main(["recall", "--dsn", dsn, "--agent", str(agent), "peanuts"]) == 0
+    # No conversation given: DM-only evidence is not eligible.
+    assert "(nothing eligible)" in capsys.readouterr().out
+    code = main(["export", "--dsn", dsn, "--agent", str(agent)])
+    captured = capsys.readouterr()
+    if code == 1 and "export_markdown" in captured.err:
+        pytest.skip("the database has no export_markdown yet")
+    assert code == 0
+    assert "You are Demo, a friendly assistant for a small team." in captured.out
+
+
+def bundle_built() -> bool:
+    return (PACKAGE_DIR / "agent_state" / "sql" / "agent_state.sql").is_file()
+
+
+def server_binaries() -> bool:
+    from agent_state.embedded import find_bindir
+
+    try:
+        find_bindir()
+    except FileNotFoundError:
+        return False
+    return True
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not bundle_built(), reason="bundled SQL not built: run make")
+@pytest.mark.skipif(not server_binaries(), reason="no local PostgreSQL server binaries")
+def test_demo_on_an_embedded_cluster() -> None:
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("AGENT_STATE_DSN", "DATABASE_URL") and not k.startswith("PG")
+    }
+    result = run_cli("demo", env=env)
+    assert result.returncode == 0, result.stderr
+    assert "starting a throwaway PostgreSQL" in result.stderr
+    check_demo_output(result.stdout)
