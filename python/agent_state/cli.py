@@ -432,7 +432,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             func(store, args, out)
     except Error as e:
         code = f"[{e.sqlstate}] " if e.sqlstate else ""
-        err.write(f"agent-state: error: {code}{e.message}\n")
+        err.write(f"agent-state: error: {code}{e}\n")
         if isinstance(e, NotInstalled):
             err.write("agent-state: hint: run `agent-state install` against this database\n")
         return 1

@@ -74,7 +74,8 @@ def bundled_version(text: str | None = None) -> str:
 def _plain(text: str) -> str:
     # Extension scripts may start with a psql guard (`\echo ... \quit`); as plain SQL
     # it must not run, and psql meta-commands are not SQL.
-    return "\n".join(line for line in text.splitlines() if not line.startswith("\\"))
+    # Blank them out rather than dropping them, so error line numbers stay right.
+    return "\n".join("" if line.startswith("\\") else line for line in text.splitlines())
 
 
 def _key(version: str) -> tuple[int, ...]:
@@ -142,7 +143,7 @@ def install(conn: Connection[Any] | str) -> str:
             row = conn.execute("SELECT pg_catalog.current_setting('search_path')").fetchone()
             search_path = "" if row is None else str(row[0])
             if installed is None:
-                conn.execute(sql.SQL(_plain(text)))
+                _run_script(conn, text, _BUNDLE)
             elif installed == target:
                 return installed
             elif _key(installed) > _key(target):
@@ -154,7 +155,7 @@ def install(conn: Connection[Any] | str) -> str:
                 directory = _sql_dir()
                 for name in upgrade_path(installed, target):
                     script = directory.joinpath(name).read_text(encoding="utf-8")
-                    conn.execute(sql.SQL(_plain(script)))
+                    _run_script(conn, script, name)
             conn.execute(
                 "SELECT pg_catalog.set_config('search_path', %s::text, true)", [search_path]
             )
@@ -164,6 +165,24 @@ def install(conn: Connection[Any] | str) -> str:
             return done
     except psycopg.Error as e:
         raise from_psycopg(e) from e
+
+
+def _run_script(conn: Connection[Any], text: str, name: str) -> None:
+    """Execute a whole script; on error say where in the script it failed."""
+    script = _plain(text)
+    try:
+        conn.execute(sql.SQL(script))
+    except psycopg.Error as e:
+        err = from_psycopg(e)
+        position = e.diag.statement_position if e.sqlstate else None
+        where = name
+        if position and position.isdigit():
+            offset = int(position) - 1
+            line_no = script.count("\n", 0, offset) + 1
+            line = script.splitlines()[line_no - 1].strip() if script else ""
+            where = f"{name} line {line_no}: {line[:100]}"
+        err.args = (f"{err.message} (in {where})",)
+        raise err from e
 
 
 def _plain_version(conn: Connection[Any]) -> str | None:
