@@ -89,6 +89,12 @@ AS $$
 BEGIN
     PERFORM agent_state._bind(agent, true);
     PERFORM agent_state._need(host, 'host');
+    -- regrole input from an oid is not checked: a stale oid would grant nothing.
+    IF NOT EXISTS (SELECT FROM pg_catalog.pg_roles AS r WHERE r.oid = host) THEN
+        RAISE EXCEPTION USING
+            ERRCODE = '22023',
+            MESSAGE = pg_catalog.format('host: no role with oid %s', host::oid);
+    END IF;
     INSERT INTO agent_state.agent_hosts (runtime_agent_id, host, host_name)
     SELECT agent, host, r.rolname FROM pg_catalog.pg_roles AS r WHERE r.oid = host
     ON CONFLICT ON CONSTRAINT agent_hosts_pkey DO NOTHING;
@@ -97,7 +103,7 @@ $$;
 
 COMMENT ON FUNCTION agent_state.grant_hosting(uuid, regrole) IS
 'grant_hosting(agent, host) (operator): role host (and its members) may act for agent. '
-'Granting twice is a no-op.';
+'Granting twice is a no-op. A host role that does not exist raises 22023.';
 
 CREATE FUNCTION agent_state.revoke_hosting(agent uuid, host regrole)
 RETURNS void
