@@ -57,6 +57,9 @@ BEGIN
             HINT = 'Only members of agent_state_operator may do this.';
     END IF;
     PERFORM agent_state._need_text(name, 'name', 200);
+    IF name ~ '[[:cntrl:]]' THEN
+        RAISE EXCEPTION USING ERRCODE = '22023', MESSAGE = 'name: must not contain control characters';
+    END IF;
     PERFORM agent_state._need_text(version, 'version', 200);
     PERFORM agent_state._need(config_schema, 'config_schema');
     IF pg_catalog.pg_column_size(config_schema) > 1000000 THEN

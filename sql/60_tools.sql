@@ -17,7 +17,9 @@ CREATE TABLE agent_state.tools (
     created_at timestamptz NOT NULL DEFAULT clock_timestamp(),
     created_by name NOT NULL DEFAULT current_user,
     CONSTRAINT tools_pkey PRIMARY KEY (tool_name),
-    CONSTRAINT tools_name_check CHECK (btrim(tool_name) <> '' AND length(tool_name) <= 200),
+    CONSTRAINT tools_name_check CHECK (
+        btrim(tool_name) <> '' AND length(tool_name) <= 200 AND tool_name !~ '[[:cntrl:]]'
+    ),
     CONSTRAINT tools_version_check CHECK (btrim(version) <> '' AND length(version) <= 200),
     CONSTRAINT tools_config_schema_check CHECK (jsonb_typeof(config_schema) = 'object'),
     CONSTRAINT tools_revision_check CHECK (revision >= 1)
