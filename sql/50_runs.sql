@@ -1,0 +1,268 @@
+-- Runs: one execution of a task by an agent, with its budget.
+--
+-- A run is open, budget_exhausted, or finished (succeeded, failed, cancelled,
+-- handed_off). continue_run starts a new run that continues a task: the chain is
+-- linked through continued_from (at most one continuation per run, so a budget can
+-- never be forked), and chain_root / chain_started_at name the first run of the
+-- chain, from whose start wall time is measured.
+--
+-- Budget limits (NULL = no limit) and spent amounts are columns of the run row.
+-- The row is the one mutable record of execution state: status, spent_* and the
+-- finish columns may change, and a trigger makes sure, for every role, that spent
+-- never decreases, that a finished run never changes again, that nothing else is
+-- ever rewritten, and that a run whose spending reaches a limit is marked
+-- budget_exhausted.
+CREATE TABLE agent_state.runs (
+    runtime_agent_id uuid NOT NULL,
+    run_id uuid NOT NULL DEFAULT gen_random_uuid(),
+    conversation_id uuid,
+    trigger_message_id uuid,
+    continued_from uuid,
+    chain_root uuid NOT NULL,
+    chain_started_at timestamptz NOT NULL,
+    task_context jsonb,
+    limit_tokens numeric,
+    limit_cost_usd numeric,
+    limit_tool_calls bigint,
+    limit_wall_time_seconds numeric,
+    status text NOT NULL DEFAULT 'open',
+    spent_tokens numeric NOT NULL DEFAULT 0,
+    spent_cost_usd numeric NOT NULL DEFAULT 0,
+    spent_tool_calls bigint NOT NULL DEFAULT 0,
+    detail jsonb,
+    finished_at timestamptz,
+    finished_by name,
+    created_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+    created_by name NOT NULL DEFAULT current_user,
+    CONSTRAINT runs_pkey PRIMARY KEY (runtime_agent_id, run_id),
+    CONSTRAINT runs_agent_fkey FOREIGN KEY (runtime_agent_id)
+    REFERENCES agent_state.agents (runtime_agent_id),
+    CONSTRAINT runs_conversation_fkey FOREIGN KEY (runtime_agent_id, conversation_id)
+    REFERENCES agent_state.conversations (runtime_agent_id, conversation_id),
+    CONSTRAINT runs_trigger_message_fkey FOREIGN KEY (runtime_agent_id, trigger_message_id)
+    REFERENCES agent_state.messages (runtime_agent_id, message_id),
+    CONSTRAINT runs_continued_from_fkey FOREIGN KEY (runtime_agent_id, continued_from)
+    REFERENCES agent_state.runs (runtime_agent_id, run_id),
+    -- One continuation per run: two continuations would each inherit the same
+    -- spent budget and spend the remainder twice.
+    CONSTRAINT runs_continued_from_key UNIQUE (runtime_agent_id, continued_from),
+    CONSTRAINT runs_status_check CHECK (
+        status IN ('open', 'budget_exhausted', 'succeeded', 'failed', 'cancelled', 'handed_off')
+    ),
+    CONSTRAINT runs_finished_check CHECK (
+        (status IN ('open', 'budget_exhausted')) = (finished_at IS NULL)
+        AND (finished_at IS NULL) = (finished_by IS NULL)
+        AND (finished_at IS NULL) = (detail IS NULL)
+    ),
+    CONSTRAINT runs_trigger_conversation_check CHECK (
+        trigger_message_id IS NULL OR conversation_id IS NOT NULL
+    ),
+    CONSTRAINT runs_limits_check CHECK (
+        (limit_tokens IS NULL OR (limit_tokens > 0 AND limit_tokens = trunc(limit_tokens)))
+        AND (limit_cost_usd IS NULL OR limit_cost_usd > 0)
+        AND (limit_tool_calls IS NULL OR limit_tool_calls > 0)
+        AND (limit_wall_time_seconds IS NULL OR limit_wall_time_seconds > 0)
+    ),
+    CONSTRAINT runs_spent_check CHECK (
+        spent_tokens >= 0 AND spent_tokens = trunc(spent_tokens)
+        AND spent_cost_usd >= 0 AND spent_tool_calls >= 0
+    ),
+    CONSTRAINT runs_task_context_check CHECK (
+        task_context IS NULL OR jsonb_typeof(task_context) IN ('object', 'array')
+    ),
+    CONSTRAINT runs_detail_check CHECK (detail IS NULL OR jsonb_typeof(detail) = 'object')
+);
+
+CREATE INDEX runs_chain_idx ON agent_state.runs (runtime_agent_id, chain_root);
+
+COMMENT ON TABLE agent_state.runs IS
+'Runs: status, budget limits (NULL = none) and spent amounts; continued_from links a chain.';
+
+-- Is the run's spending at or past one of its limits? Wall time counts from the
+-- start of the chain's first run.
+CREATE FUNCTION agent_state._run_over_budget(r agent_state.runs)
+RETURNS boolean
+LANGUAGE sql
+VOLATILE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT r.spent_tokens >= r.limit_tokens
+        OR r.spent_cost_usd >= r.limit_cost_usd
+        OR r.spent_tool_calls >= r.limit_tool_calls
+        OR pg_catalog.extract('epoch', pg_catalog.clock_timestamp() - r.chain_started_at)
+           >= r.limit_wall_time_seconds
+$$;
+
+-- New runs: a run starts open (or already exhausted when its spending is at a
+-- limit). A continuation inherits the chain and at least its predecessor's
+-- spending, and the predecessor, if still unfinished, is finished as handed_off.
+-- Runs for every writer, so direct DML cannot start a chain with a clean budget.
+CREATE FUNCTION agent_state._run_before_insert()
+RETURNS trigger
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    pred agent_state.runs;
+BEGIN
+    IF NEW.status NOT IN ('open', 'budget_exhausted') THEN
+        RAISE EXCEPTION USING
+            ERRCODE = '22023', MESSAGE = 'status: a run starts open; finish it with finish_run';
+    END IF;
+    NEW.finished_at := NULL;
+    NEW.finished_by := NULL;
+    NEW.detail := NULL;
+
+    IF NEW.trigger_message_id IS NOT NULL AND NOT EXISTS (
+        SELECT FROM agent_state.messages AS m
+        WHERE m.runtime_agent_id = NEW.runtime_agent_id
+          AND m.message_id = NEW.trigger_message_id
+          AND m.conversation_id = NEW.conversation_id
+    ) THEN
+        RAISE EXCEPTION USING
+            ERRCODE = '22023',
+            MESSAGE = pg_catalog.format('trigger_message: %s is not a message of conversation %s',
+                                        NEW.trigger_message_id, NEW.conversation_id);
+    END IF;
+
+    IF NEW.continued_from IS NULL THEN
+        NEW.chain_root := NEW.run_id;
+        NEW.chain_started_at := pg_catalog.clock_timestamp();
+    ELSE
+        SELECT p.* INTO pred
+        FROM agent_state.runs AS p
+        WHERE p.runtime_agent_id = NEW.runtime_agent_id AND p.run_id = NEW.continued_from
+        FOR NO KEY UPDATE;
+        IF NOT FOUND THEN
+            RAISE EXCEPTION USING
+                ERRCODE = '23503',
+                MESSAGE = pg_catalog.format('run: unknown run %s in this perspective', NEW.continued_from);
+        END IF;
+        IF NEW.spent_tokens < pred.spent_tokens OR NEW.spent_cost_usd < pred.spent_cost_usd
+            OR NEW.spent_tool_calls < pred.spent_tool_calls THEN
+            RAISE EXCEPTION USING
+                ERRCODE = '23514',
+                MESSAGE = 'budget: a continuation never resets spent budget';
+        END IF;
+        NEW.chain_root := pred.chain_root;
+        NEW.chain_started_at := pred.chain_started_at;
+        IF pred.status IN ('open', 'budget_exhausted') THEN
+            UPDATE agent_state.runs AS p
+            SET status = 'handed_off',
+                detail = pg_catalog.jsonb_build_object('continued_by', NEW.run_id)
+            WHERE p.runtime_agent_id = NEW.runtime_agent_id AND p.run_id = NEW.continued_from;
+        END IF;
+    END IF;
+
+    IF agent_state._run_over_budget(NEW) THEN
+        NEW.status := 'budget_exhausted';
+    END IF;
+    RETURN NEW;
+END
+$$;
+
+-- Updates: only status, spent_* and the finish columns change; spent never
+-- decreases; a finished run never changes again (55000) and an exhausted run never
+-- reopens; reaching a limit marks the run budget_exhausted; finishing stamps who
+-- and when from the database.
+CREATE FUNCTION agent_state._run_before_update()
+RETURNS trigger
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF (pg_catalog.to_jsonb(NEW) - ARRAY['status', 'spent_tokens', 'spent_cost_usd', 'spent_tool_calls',
+                                         'detail', 'finished_at', 'finished_by'])
+        IS DISTINCT FROM
+       (pg_catalog.to_jsonb(OLD) - ARRAY['status', 'spent_tokens', 'spent_cost_usd', 'spent_tool_calls',
+                                         'detail', 'finished_at', 'finished_by']) THEN
+        RAISE EXCEPTION USING
+            ERRCODE = '42501',
+            MESSAGE = 'runs: only status, spent and finish columns of a run may change',
+            HINT = 'Start or continue a run instead.';
+    END IF;
+    IF OLD.status NOT IN ('open', 'budget_exhausted') THEN
+        IF pg_catalog.to_jsonb(NEW) = pg_catalog.to_jsonb(OLD) THEN
+            RETURN NEW;
+        END IF;
+        RAISE EXCEPTION USING
+            ERRCODE = '55000',
+            MESSAGE = pg_catalog.format('run: run %s is already finished (%s)', OLD.run_id, OLD.status);
+    END IF;
+    IF NEW.spent_tokens < OLD.spent_tokens OR NEW.spent_cost_usd < OLD.spent_cost_usd
+        OR NEW.spent_tool_calls < OLD.spent_tool_calls THEN
+        RAISE EXCEPTION USING
+            ERRCODE = '42501',
+            MESSAGE = 'runs: spent budget never decreases';
+    END IF;
+    IF OLD.status = 'budget_exhausted' AND NEW.status = 'open' THEN
+        RAISE EXCEPTION USING
+            ERRCODE = '55000',
+            MESSAGE = pg_catalog.format('run: run %s has exhausted its budget; continue it with a higher budget',
+                                        OLD.run_id);
+    END IF;
+    IF NEW.status IN ('open', 'budget_exhausted') THEN
+        NEW.finished_at := NULL;
+        NEW.finished_by := NULL;
+        NEW.detail := NULL;
+        IF NEW.status = 'open' AND agent_state._run_over_budget(NEW) THEN
+            NEW.status := 'budget_exhausted';
+        END IF;
+    ELSE
+        NEW.finished_at := pg_catalog.clock_timestamp();
+        NEW.finished_by := agent_state._caller();
+        NEW.detail := coalesce(NEW.detail, '{}'::jsonb);
+    END IF;
+    RETURN NEW;
+END
+$$;
+
+CREATE TRIGGER runs_before_insert
+BEFORE INSERT ON agent_state.runs
+FOR EACH ROW EXECUTE FUNCTION agent_state._run_before_insert();
+
+CREATE TRIGGER runs_before_update
+BEFORE UPDATE ON agent_state.runs
+FOR EACH ROW EXECUTE FUNCTION agent_state._run_before_update();
+
+CREATE TRIGGER runs_no_delete
+BEFORE DELETE ON agent_state.runs
+FOR EACH ROW EXECUTE FUNCTION agent_state._refuse_change();
+
+CREATE TRIGGER runs_no_truncate
+BEFORE TRUNCATE ON agent_state.runs
+FOR EACH STATEMENT EXECUTE FUNCTION agent_state._refuse_change();
+
+-- Every write to a run (snapshot, model call, tool call, checkpoint) locks the run
+-- row first, so writes to one run are serialised and a run finished concurrently
+-- is seen finished. A finished run takes no more writes (55000). Returns the
+-- run's status (open or budget_exhausted).
+CREATE FUNCTION agent_state._run_writable(agent uuid, run uuid)
+RETURNS text
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+#variable_conflict use_variable
+DECLARE
+    st text;
+BEGIN
+    SELECT r.status INTO st
+    FROM agent_state.runs AS r
+    WHERE r.runtime_agent_id = agent AND r.run_id = run
+    FOR NO KEY UPDATE;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION USING
+            ERRCODE = '23503',
+            MESSAGE = pg_catalog.format('run: unknown run %s in this perspective', run);
+    END IF;
+    IF st NOT IN ('open', 'budget_exhausted') THEN
+        RAISE EXCEPTION USING
+            ERRCODE = '55000',
+            MESSAGE = pg_catalog.format('run: run %s is already finished (%s)', run, st);
+    END IF;
+    RETURN st;
+END
+$$;
