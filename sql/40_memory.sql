@@ -10,6 +10,12 @@
 -- who could observe every non-public evidence message (the intersection of their
 -- audiences); NULL when nothing restricts reuse (operator notes, imports, public
 -- evidence). evidence_conversations: the conversations the evidence came from.
+--
+-- sql/41_memory_guards.sql makes the database hold these together: at commit every
+-- written entry equals its latest revision, every revision's evidence fields equal
+-- what its evidence messages give, revisions and evidence are never updated or
+-- deleted (except the audited redaction rewrite of revision bodies).
+
 -- Imported memory files (import_markdown): the file's text is the evidence of the
 -- entries made from it.
 CREATE TABLE agent_state.memory_imports (
@@ -67,6 +73,9 @@ CREATE TABLE agent_state.memory_revisions (
         source_type <> 'agent' OR operation <> 'create'
         OR (source_actor_id IS NOT NULL AND source_message_id IS NOT NULL)
     ),
+    -- The source actor is the author of the source message, never a free value.
+    CONSTRAINT memory_revisions_source_actor_check CHECK (source_message_id IS NOT NULL OR source_actor_id IS NULL),
+    CONSTRAINT memory_revisions_reason_check CHECK (length(reason) <= 10000),
     CONSTRAINT memory_revisions_body_check CHECK (length(body) <= 100000)
 );
 
@@ -96,7 +105,8 @@ CREATE TABLE agent_state.memory_entries (
     DEFERRABLE INITIALLY DEFERRED,
     CONSTRAINT memory_entries_subject_fkey FOREIGN KEY (runtime_agent_id, subject_id)
     REFERENCES agent_state.actors (runtime_agent_id, actor_id),
-    CONSTRAINT memory_entries_visibility_check CHECK (visibility IN ('perspective', 'conversation'))
+    CONSTRAINT memory_entries_visibility_check CHECK (visibility IN ('perspective', 'conversation')),
+    CONSTRAINT memory_entries_source_type_check CHECK (source_type IN ('operator', 'agent', 'import'))
 );
 
 ALTER TABLE agent_state.memory_revisions
@@ -127,13 +137,19 @@ CREATE TABLE agent_state.memory_evidence (
     message_id uuid NOT NULL,
     CONSTRAINT memory_evidence_pkey PRIMARY KEY (runtime_agent_id, entry_id, revision, message_id),
     CONSTRAINT memory_evidence_revision_fkey FOREIGN KEY (runtime_agent_id, entry_id, revision)
-    REFERENCES agent_state.memory_revisions (runtime_agent_id, entry_id, revision),
+    REFERENCES agent_state.memory_revisions (runtime_agent_id, entry_id, revision)
+    DEFERRABLE INITIALLY DEFERRED,
     CONSTRAINT memory_evidence_message_fkey FOREIGN KEY (runtime_agent_id, message_id)
     REFERENCES agent_state.messages (runtime_agent_id, message_id)
 );
 
+-- Message -> revisions that cite it (history of a message, foreign-key checks).
+CREATE INDEX memory_evidence_message_idx
+ON agent_state.memory_evidence (runtime_agent_id, message_id);
+
 COMMENT ON TABLE agent_state.memory_evidence IS
-'Evidence messages of each memory revision (the full set: amendments keep earlier evidence).';
+'Evidence messages of each memory revision (the full set: amendments keep earlier evidence). '
+'Written in the same transaction as, and before, the revision row.';
 
 -- Revision-specific sharing grants. A grant is never deleted: unshare stamps it.
 CREATE TABLE agent_state.memory_shares (
@@ -158,6 +174,10 @@ CREATE UNIQUE INDEX memory_shares_active_key
 ON agent_state.memory_shares (runtime_agent_id, entry_id, revision, conversation_id)
 WHERE revoked_at IS NULL;
 
+-- Grants as they were at a past moment (recall with as_of).
+CREATE INDEX memory_shares_revision_idx
+ON agent_state.memory_shares (runtime_agent_id, entry_id, revision, conversation_id);
+
 COMMENT ON TABLE agent_state.memory_shares IS
 'Sharing grants for one memory revision into one conversation; unshare stamps revoked_at.';
 
@@ -168,12 +188,15 @@ CREATE TABLE agent_state.memory_redactions (
     entry_id uuid NOT NULL,
     reason text NOT NULL,
     removed_sha256 text [] NOT NULL,
+    -- Stamped by a trigger: the (top-level) transaction that redacted. Only that
+    -- transaction may rewrite the entry's revisions.
+    redaction_xact xid8 NOT NULL DEFAULT pg_current_xact_id(),
     created_at timestamptz NOT NULL DEFAULT clock_timestamp(),
     created_by name NOT NULL DEFAULT current_user,
     CONSTRAINT memory_redactions_pkey PRIMARY KEY (runtime_agent_id, entry_id),
     CONSTRAINT memory_redactions_entry_fkey FOREIGN KEY (runtime_agent_id, entry_id)
     REFERENCES agent_state.memory_entries (runtime_agent_id, entry_id),
-    CONSTRAINT memory_redactions_reason_check CHECK (btrim(reason) <> '')
+    CONSTRAINT memory_redactions_reason_check CHECK (btrim(reason) <> '' AND length(reason) <= 10000)
 );
 
 COMMENT ON TABLE agent_state.memory_redactions IS

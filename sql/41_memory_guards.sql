@@ -1,0 +1,446 @@
+-- Memory guards: the invariants of sql/40_memory.sql held by the database, whatever
+-- path writes (functions, or direct DML by a role granted table privileges).
+--
+-- * memory_entries: never deleted; at commit each written entry equals its latest
+--   revision (body, subject, visibility, source type, evidence fields, revised_at),
+--   and live = (that revision is not a forget and the entry is not redacted).
+-- * memory_revisions: append-only. At commit each new revision's evidence fields
+--   equal what its memory_evidence rows and their messages' audiences give, it
+--   keeps all evidence of the revision before it, never widens visibility, never
+--   follows a forget or a redaction, and the source actor is the source message's
+--   author. The one UPDATE allowed is the redaction rewrite: body := '[redacted]',
+--   nothing else, in the transaction that wrote the entry's memory_redactions row.
+-- * memory_evidence: append-only, and written before its revision row in the same
+--   transaction (its foreign key is deferred), so a committed revision's evidence
+--   set never changes.
+-- * memory_shares: never deleted; the only change is revoking an active grant,
+--   stamped by the database.
+-- * memory_redactions, memory_imports: append-only (a redaction may add the
+--   snapshot hashes to its own row in the transaction that wrote it).
+
+-- NULL-aware set equality for uuid arrays: NULL (unrestricted) equals only NULL.
+CREATE FUNCTION agent_state._same_uuid_set(a uuid [], b uuid [])
+RETURNS boolean
+LANGUAGE sql
+IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT CASE
+        WHEN a IS NULL OR b IS NULL THEN a IS NULL AND b IS NULL
+        ELSE a OPERATOR(pg_catalog.<@) b AND b OPERATOR(pg_catalog.<@) a
+    END
+$$;
+
+-- Did the current transaction write the redaction row of this entry? The only
+-- authority for rewriting the text of its revisions and prompt snapshots.
+CREATE FUNCTION agent_state._redaction_allowed(agent uuid, entry uuid)
+RETURNS boolean
+LANGUAGE sql
+STABLE
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT EXISTS (
+        SELECT FROM agent_state.memory_redactions AS d
+        WHERE d.runtime_agent_id = agent AND d.entry_id = entry
+          AND d.redaction_xact OPERATOR(pg_catalog.=) pg_catalog.pg_current_xact_id()
+    )
+$$;
+
+-- Entry: deferred check at commit.
+CREATE FUNCTION agent_state._check_memory_entry()
+RETURNS trigger
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    ok boolean;
+    has_revision boolean;
+BEGIN
+    SELECT r.revision IS NOT NULL,
+           e.current_revision = (
+               SELECT x.revision FROM agent_state.memory_revisions AS x
+               WHERE x.runtime_agent_id = e.runtime_agent_id AND x.entry_id = e.entry_id
+               ORDER BY x.revision DESC LIMIT 1)
+           AND e.body = r.body
+           AND e.subject_id IS NOT DISTINCT FROM r.subject_id
+           AND e.visibility = r.visibility
+           AND e.source_type = r.source_type
+           AND e.evidence_observers IS NOT DISTINCT FROM r.evidence_observers
+           AND e.evidence_conversations = r.evidence_conversations
+           AND e.revised_at = r.created_at
+           AND e.live = (r.operation <> 'forget' AND NOT EXISTS (
+               SELECT FROM agent_state.memory_redactions AS d
+               WHERE d.runtime_agent_id = e.runtime_agent_id AND d.entry_id = e.entry_id))
+    INTO has_revision, ok
+    FROM agent_state.memory_entries AS e
+    LEFT JOIN agent_state.memory_revisions AS r
+      ON r.runtime_agent_id = e.runtime_agent_id AND r.entry_id = e.entry_id
+     AND r.revision = e.current_revision
+    WHERE e.runtime_agent_id = NEW.runtime_agent_id AND e.entry_id = NEW.entry_id;
+    IF NOT FOUND THEN
+        RETURN NULL;
+    END IF;
+    IF NOT has_revision THEN
+        RAISE EXCEPTION USING
+            ERRCODE = '23503',
+            MESSAGE = pg_catalog.format('memory_entries: entry %s has no revision %s',
+                                        NEW.entry_id, NEW.current_revision),
+            HINT = 'An entry and its revision commit in one transaction.';
+    END IF;
+    IF ok IS NOT TRUE THEN
+        RAISE EXCEPTION USING
+            ERRCODE = '23514',
+            MESSAGE = pg_catalog.format(
+                'memory_entries: entry %s does not match its latest revision', NEW.entry_id),
+            HINT = 'The current state of an entry is always its latest revision.';
+    END IF;
+    RETURN NULL;
+END
+$$;
+
+-- Revision: deferred check at commit of what a new revision claims.
+CREATE FUNCTION agent_state._check_memory_revision()
+RETURNS trigger
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    n_messages bigint;
+    n_private bigint;
+    convs uuid [];
+    source_author uuid [];
+    observers uuid [];
+    prev record;
+    cur_rev integer;
+BEGIN
+    -- What the evidence gives.
+    SELECT pg_catalog.count(*),
+           pg_catalog.count(*) FILTER (WHERE m.audience IS NOT NULL),
+           coalesce(pg_catalog.array_agg(DISTINCT m.conversation_id), '{}'),
+           pg_catalog.array_agg(m.author_id) FILTER (WHERE m.message_id = NEW.source_message_id)
+    INTO n_messages, n_private, convs, source_author
+    FROM agent_state.memory_evidence AS v
+    JOIN agent_state.messages AS m
+      ON m.runtime_agent_id = v.runtime_agent_id AND m.message_id = v.message_id
+    WHERE v.runtime_agent_id = NEW.runtime_agent_id AND v.entry_id = NEW.entry_id
+      AND v.revision = NEW.revision;
+    IF n_private = 1 AND n_messages = 1 THEN
+        SELECT m.audience INTO observers
+        FROM agent_state.memory_evidence AS v
+        JOIN agent_state.messages AS m
+          ON m.runtime_agent_id = v.runtime_agent_id AND m.message_id = v.message_id
+        WHERE v.runtime_agent_id = NEW.runtime_agent_id AND v.entry_id = NEW.entry_id
+          AND v.revision = NEW.revision;
+    ELSIF n_private > 0 THEN
+        -- Who could observe every non-public evidence message.
+        SELECT coalesce(pg_catalog.array_agg(x.a), '{}') INTO observers
+        FROM (
+            SELECT a.a
+            FROM agent_state.memory_evidence AS v
+            JOIN agent_state.messages AS m
+              ON m.runtime_agent_id = v.runtime_agent_id AND m.message_id = v.message_id
+            CROSS JOIN LATERAL pg_catalog.unnest(m.audience) AS a (a)
+            WHERE v.runtime_agent_id = NEW.runtime_agent_id AND v.entry_id = NEW.entry_id
+              AND v.revision = NEW.revision
+            GROUP BY a.a
+            HAVING pg_catalog.count(DISTINCT v.message_id) = n_private
+        ) AS x;
+    END IF;
+
+    IF NOT agent_state._same_uuid_set(NEW.evidence_observers, observers)
+        OR NOT agent_state._same_uuid_set(NEW.evidence_conversations, convs) THEN
+        RAISE EXCEPTION USING
+            ERRCODE = '23514',
+            MESSAGE = pg_catalog.format(
+                'memory_revisions: revision %s of entry %s claims evidence observers or '
+                'conversations its evidence messages do not give', NEW.revision, NEW.entry_id);
+    END IF;
+    IF NEW.source_message_id IS NOT NULL
+        AND (source_author IS NULL OR source_author[1] IS DISTINCT FROM NEW.source_actor_id) THEN
+        RAISE EXCEPTION USING
+            ERRCODE = '23514',
+            MESSAGE = pg_catalog.format(
+                'memory_revisions: revision %s of entry %s: the source message must be part of '
+                'its evidence and the source actor its author', NEW.revision, NEW.entry_id);
+    END IF;
+
+    IF NEW.revision > 1 THEN
+        SELECT r.operation, r.visibility INTO prev
+        FROM agent_state.memory_revisions AS r
+        WHERE r.runtime_agent_id = NEW.runtime_agent_id AND r.entry_id = NEW.entry_id
+          AND r.revision = NEW.revision - 1;
+        IF NOT FOUND THEN
+            RAISE EXCEPTION USING
+                ERRCODE = '23514',
+                MESSAGE = pg_catalog.format('memory_revisions: entry %s has no revision %s before %s',
+                                            NEW.entry_id, NEW.revision - 1, NEW.revision);
+        END IF;
+        IF prev.operation = 'forget' THEN
+            RAISE EXCEPTION USING
+                ERRCODE = '55000',
+                MESSAGE = pg_catalog.format('memory_revisions: entry %s is forgotten', NEW.entry_id);
+        END IF;
+        IF prev.visibility = 'conversation' AND NEW.visibility <> 'conversation' THEN
+            RAISE EXCEPTION USING
+                ERRCODE = '23514',
+                MESSAGE = pg_catalog.format(
+                    'memory_revisions: revision %s of entry %s widens visibility', NEW.revision, NEW.entry_id);
+        END IF;
+        IF EXISTS (
+            SELECT FROM agent_state.memory_evidence AS v
+            WHERE v.runtime_agent_id = NEW.runtime_agent_id AND v.entry_id = NEW.entry_id
+              AND v.revision = NEW.revision - 1
+              AND NOT EXISTS (
+                  SELECT FROM agent_state.memory_evidence AS w
+                  WHERE w.runtime_agent_id = v.runtime_agent_id AND w.entry_id = v.entry_id
+                    AND w.revision = NEW.revision AND w.message_id = v.message_id)
+        ) THEN
+            RAISE EXCEPTION USING
+                ERRCODE = '23514',
+                MESSAGE = pg_catalog.format(
+                    'memory_revisions: revision %s of entry %s drops evidence of revision %s',
+                    NEW.revision, NEW.entry_id, NEW.revision - 1);
+        END IF;
+        IF EXISTS (
+            SELECT FROM agent_state.memory_redactions AS d
+            WHERE d.runtime_agent_id = NEW.runtime_agent_id AND d.entry_id = NEW.entry_id
+        ) THEN
+            RAISE EXCEPTION USING
+                ERRCODE = '55000',
+                MESSAGE = pg_catalog.format('memory_revisions: entry %s is redacted', NEW.entry_id);
+        END IF;
+    END IF;
+
+    -- A revision is written together with the entry state it produced.
+    SELECT e.current_revision INTO cur_rev
+    FROM agent_state.memory_entries AS e
+    WHERE e.runtime_agent_id = NEW.runtime_agent_id AND e.entry_id = NEW.entry_id;
+    IF cur_rev < NEW.revision THEN
+        RAISE EXCEPTION USING
+            ERRCODE = '23514',
+            MESSAGE = pg_catalog.format(
+                'memory_revisions: revision %s of entry %s is not reflected in the entry',
+                NEW.revision, NEW.entry_id);
+    END IF;
+    RETURN NULL;
+END
+$$;
+
+-- Revisions: the one permitted UPDATE is the redaction rewrite of the body.
+CREATE FUNCTION agent_state._guard_memory_revision()
+RETURNS trigger
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF TG_OP = 'UPDATE' THEN
+        IF pg_catalog.to_jsonb(NEW) = pg_catalog.to_jsonb(OLD) THEN
+            RETURN NEW;
+        END IF;
+        IF NEW.body = '[redacted]'
+            AND (pg_catalog.to_jsonb(NEW) - 'body') = (pg_catalog.to_jsonb(OLD) - 'body')
+            AND agent_state._redaction_allowed(OLD.runtime_agent_id, OLD.entry_id) THEN
+            RETURN NEW;
+        END IF;
+    END IF;
+    RAISE EXCEPTION USING
+        ERRCODE = '42501',
+        MESSAGE = pg_catalog.format('%s: %s is append-only; history is never rewritten',
+                                    TG_TABLE_NAME, pg_catalog.lower(TG_OP)),
+        HINT = 'Write a new revision instead; erasure goes through agent_state.redact.';
+END
+$$;
+
+-- Evidence is written before its revision, in the same transaction.
+CREATE FUNCTION agent_state._guard_memory_evidence()
+RETURNS trigger
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF EXISTS (
+        SELECT FROM agent_state.memory_revisions AS r
+        WHERE r.runtime_agent_id = NEW.runtime_agent_id AND r.entry_id = NEW.entry_id
+          AND r.revision = NEW.revision
+    ) THEN
+        RAISE EXCEPTION USING
+            ERRCODE = '42501',
+            MESSAGE = pg_catalog.format(
+                'memory_evidence: revision %s of entry %s is already written; its evidence is fixed',
+                NEW.revision, NEW.entry_id);
+    END IF;
+    RETURN NEW;
+END
+$$;
+
+-- Shares: only revoking an active grant, stamped by the database.
+CREATE FUNCTION agent_state._guard_memory_share()
+RETURNS trigger
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF TG_OP = 'UPDATE' THEN
+        IF pg_catalog.to_jsonb(NEW) = pg_catalog.to_jsonb(OLD) THEN
+            RETURN NEW;
+        END IF;
+        IF OLD.revoked_at IS NULL AND NEW.revoked_at IS NOT NULL
+            AND (pg_catalog.to_jsonb(NEW) - ARRAY['revoked_at', 'revoked_by'])
+                = (pg_catalog.to_jsonb(OLD) - ARRAY['revoked_at', 'revoked_by']) THEN
+            NEW.revoked_at := pg_catalog.clock_timestamp();
+            NEW.revoked_by := agent_state._caller();
+            RETURN NEW;
+        END IF;
+    END IF;
+    RAISE EXCEPTION USING
+        ERRCODE = '42501',
+        MESSAGE = pg_catalog.format('%s: %s refused; a grant is only ever revoked',
+                                    TG_TABLE_NAME, pg_catalog.lower(TG_OP)),
+        HINT = 'Use agent_state.unshare.';
+END
+$$;
+
+-- Shares are created active; revocation is stamped, never supplied.
+CREATE FUNCTION agent_state._stamp_memory_share()
+RETURNS trigger
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    NEW.revoked_at := NULL;
+    NEW.revoked_by := NULL;
+    RETURN NEW;
+END
+$$;
+
+-- Redactions: stamped with the writing transaction; append-only, except that the
+-- transaction that wrote a row may append hashes to removed_sha256.
+CREATE FUNCTION agent_state._guard_memory_redaction()
+RETURNS trigger
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF TG_OP = 'INSERT' THEN
+        NEW.redaction_xact := pg_catalog.pg_current_xact_id();
+        RETURN NEW;
+    END IF;
+    IF TG_OP = 'UPDATE'
+        AND OLD.redaction_xact OPERATOR(pg_catalog.=) pg_catalog.pg_current_xact_id()
+        AND (pg_catalog.to_jsonb(NEW) - 'removed_sha256') = (pg_catalog.to_jsonb(OLD) - 'removed_sha256')
+        AND NEW.removed_sha256[1:pg_catalog.cardinality(OLD.removed_sha256)] = OLD.removed_sha256 THEN
+        RETURN NEW;
+    END IF;
+    RAISE EXCEPTION USING
+        ERRCODE = '42501',
+        MESSAGE = pg_catalog.format('%s: %s refused; the redaction record is append-only',
+                                    TG_TABLE_NAME, pg_catalog.lower(TG_OP));
+END
+$$;
+
+-- At commit of a redaction: every revision of the entry carries the marker, and
+-- the entry is retired with the marker as its body.
+CREATE FUNCTION agent_state._check_memory_redaction()
+RETURNS trigger
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF EXISTS (
+        SELECT FROM agent_state.memory_revisions AS r
+        WHERE r.runtime_agent_id = NEW.runtime_agent_id AND r.entry_id = NEW.entry_id
+          AND r.body <> '[redacted]'
+    ) OR EXISTS (
+        SELECT FROM agent_state.memory_entries AS e
+        WHERE e.runtime_agent_id = NEW.runtime_agent_id AND e.entry_id = NEW.entry_id
+          AND (e.live OR e.body <> '[redacted]')
+    ) THEN
+        RAISE EXCEPTION USING
+            ERRCODE = '23514',
+            MESSAGE = pg_catalog.format(
+                'memory_redactions: entry %s still holds text that its redaction removed', NEW.entry_id);
+    END IF;
+    RETURN NULL;
+END
+$$;
+
+-- Triggers.
+
+CREATE CONSTRAINT TRIGGER memory_entries_revision_check
+AFTER INSERT OR UPDATE ON agent_state.memory_entries
+DEFERRABLE INITIALLY DEFERRED
+FOR EACH ROW EXECUTE FUNCTION agent_state._check_memory_entry();
+
+CREATE TRIGGER memory_entries_no_delete
+BEFORE DELETE ON agent_state.memory_entries
+FOR EACH ROW EXECUTE FUNCTION agent_state._refuse_change();
+
+CREATE TRIGGER memory_entries_no_truncate
+BEFORE TRUNCATE ON agent_state.memory_entries
+FOR EACH STATEMENT EXECUTE FUNCTION agent_state._refuse_change();
+
+CREATE CONSTRAINT TRIGGER memory_revisions_evidence_check
+AFTER INSERT ON agent_state.memory_revisions
+DEFERRABLE INITIALLY DEFERRED
+FOR EACH ROW EXECUTE FUNCTION agent_state._check_memory_revision();
+
+CREATE TRIGGER memory_revisions_append_only
+BEFORE UPDATE OR DELETE ON agent_state.memory_revisions
+FOR EACH ROW EXECUTE FUNCTION agent_state._guard_memory_revision();
+
+CREATE TRIGGER memory_revisions_no_truncate
+BEFORE TRUNCATE ON agent_state.memory_revisions
+FOR EACH STATEMENT EXECUTE FUNCTION agent_state._refuse_change();
+
+CREATE TRIGGER memory_evidence_before_revision
+BEFORE INSERT ON agent_state.memory_evidence
+FOR EACH ROW EXECUTE FUNCTION agent_state._guard_memory_evidence();
+
+CREATE TRIGGER memory_evidence_append_only
+BEFORE UPDATE OR DELETE ON agent_state.memory_evidence
+FOR EACH ROW EXECUTE FUNCTION agent_state._refuse_change();
+
+CREATE TRIGGER memory_evidence_no_truncate
+BEFORE TRUNCATE ON agent_state.memory_evidence
+FOR EACH STATEMENT EXECUTE FUNCTION agent_state._refuse_change();
+
+CREATE TRIGGER memory_shares_created_active
+BEFORE INSERT ON agent_state.memory_shares
+FOR EACH ROW EXECUTE FUNCTION agent_state._stamp_memory_share();
+
+CREATE TRIGGER memory_shares_revoke_only
+BEFORE UPDATE OR DELETE ON agent_state.memory_shares
+FOR EACH ROW EXECUTE FUNCTION agent_state._guard_memory_share();
+
+CREATE TRIGGER memory_shares_no_truncate
+BEFORE TRUNCATE ON agent_state.memory_shares
+FOR EACH STATEMENT EXECUTE FUNCTION agent_state._refuse_change();
+
+CREATE TRIGGER memory_redactions_stamp_xact
+BEFORE INSERT OR UPDATE OR DELETE ON agent_state.memory_redactions
+FOR EACH ROW EXECUTE FUNCTION agent_state._guard_memory_redaction();
+
+CREATE TRIGGER memory_redactions_no_truncate
+BEFORE TRUNCATE ON agent_state.memory_redactions
+FOR EACH STATEMENT EXECUTE FUNCTION agent_state._refuse_change();
+
+CREATE CONSTRAINT TRIGGER memory_redactions_complete_check
+AFTER INSERT ON agent_state.memory_redactions
+DEFERRABLE INITIALLY DEFERRED
+FOR EACH ROW EXECUTE FUNCTION agent_state._check_memory_redaction();
+
+CREATE TRIGGER memory_imports_append_only
+BEFORE UPDATE OR DELETE ON agent_state.memory_imports
+FOR EACH ROW EXECUTE FUNCTION agent_state._refuse_change();
+
+CREATE TRIGGER memory_imports_no_truncate
+BEFORE TRUNCATE ON agent_state.memory_imports
+FOR EACH STATEMENT EXECUTE FUNCTION agent_state._refuse_change();
