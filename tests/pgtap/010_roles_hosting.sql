@@ -51,8 +51,8 @@ SELECT lives_ok($$SELECT agent_state.grant_hosting(pg_temp.id('a'), 't010_ra')$$
                 'an operator grants hosting');
 SELECT lives_ok($$SELECT agent_state.grant_hosting(pg_temp.id('a'), 't010_ra')$$,
                 'granting the same hosting again is a no-op');
-SELECT agent_state.grant_hosting(pg_temp.id('b'), 't010_rb');
-SELECT agent_state.grant_hosting(pg_temp.id('c'), 't010_group');
+SELECT agent_state.grant_hosting(pg_temp.id('b'), 't010_rb') \g /dev/null
+SELECT agent_state.grant_hosting(pg_temp.id('c'), 't010_group') \g /dev/null
 RESET ROLE;
 SELECT is((SELECT pg_catalog.count(*) FROM agent_state.agent_hosts AS h
            WHERE h.runtime_agent_id = pg_temp.id('a')),
@@ -137,16 +137,16 @@ SELECT throws_ok($$SELECT agent_state.resolve_actor(NULL, 'slack', 'U1')$$, '220
 RESET ROLE;
 
 -- Roles outside both group roles cannot call the API even when hosting was granted.
-SELECT agent_state.grant_hosting(pg_temp.id('a'), 't010_outsider');
+SELECT agent_state.grant_hosting(pg_temp.id('a'), 't010_outsider') \g /dev/null
 SET ROLE t010_outsider;
 SELECT throws_ok($$SELECT agent_state.resolve_actor(pg_temp.id('a'), 'slack', 'X')$$, '42501',
                  NULL, 'a host that is not in agent_state_runtime cannot execute the API');
 RESET ROLE;
-SELECT agent_state.revoke_hosting(pg_temp.id('a'), 't010_outsider');
+SELECT agent_state.revoke_hosting(pg_temp.id('a'), 't010_outsider') \g /dev/null
 
 -- ---------------------------------------------------------------- revoke_hosting
 SET ROLE t010_op;
-SELECT agent_state.revoke_hosting(pg_temp.id('a'), 't010_ra');
+SELECT agent_state.revoke_hosting(pg_temp.id('a'), 't010_ra') \g /dev/null
 RESET ROLE;
 SET ROLE t010_ra;
 SELECT throws_ok($$SELECT agent_state.resolve_actor(pg_temp.id('a'), 'slack', 'U1')$$, '42501',
@@ -157,7 +157,7 @@ RESET ROLE;
 SET ROLE t010_op;
 SELECT lives_ok($$SELECT agent_state.revoke_hosting(pg_temp.id('a'), 't010_ra')$$,
                 'revoking a grant that does not exist is a no-op');
-SELECT agent_state.grant_hosting(pg_temp.id('a'), 't010_ra');
+SELECT agent_state.grant_hosting(pg_temp.id('a'), 't010_ra') \g /dev/null
 RESET ROLE;
 SET ROLE t010_ra;
 SELECT lives_ok($$SELECT agent_state.resolve_actor(pg_temp.id('a'), 'slack', 'U1')$$,
@@ -166,7 +166,7 @@ RESET ROLE;
 
 -- A host role that is dropped leaves an inert row: nobody gains or loses anything.
 CREATE ROLE t010_gone LOGIN IN ROLE agent_state_runtime;
-SELECT agent_state.grant_hosting(pg_temp.id('b'), 't010_gone');
+SELECT agent_state.grant_hosting(pg_temp.id('b'), 't010_gone') \g /dev/null
 DROP ROLE t010_gone;
 SET ROLE t010_ra;
 SELECT lives_ok($$SELECT agent_state.resolve_actor(pg_temp.id('a'), 'slack', 'U2')$$,
