@@ -128,12 +128,21 @@ def run(
         return 127, ""
     assert proc.stdout is not None
     lines: list[str] = []
-    for line in proc.stdout:
-        lines.append(line)
-        if echo:
-            sys.stdout.write(line)
-            sys.stdout.flush()
-    return proc.wait(), "".join(lines)
+    try:
+        for line in proc.stdout:
+            lines.append(line)
+            if echo:
+                sys.stdout.write(line)
+                sys.stdout.flush()
+        return proc.wait(), "".join(lines)
+    except BaseException:  # interrupted: do not leave the child running
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        raise
 
 
 # --------------------------------------------------------------------- helpers
@@ -500,22 +509,25 @@ def stage_pgtap(res: Result, ctx: Context) -> None:
 
 
 def parse_pg_prove(out: str, rc: int) -> tuple[int, int]:
-    """(passed, failed) from TAP::Harness output."""
+    """(passed, failed) from TAP::Harness output.
+
+    Failed counts failing assertions plus planned tests that never ran
+    ("Failed 4/5 subtests" after a bad plan), and one for a file that
+    produced no test at all; passed counts assertions that ran and passed.
+    """
     m = re.search(r"^Files=\d+, Tests=(\d+)", out, re.M)
     if not m:
         return 0, 1
-    total = int(m.group(1))
-    failed_tests = 0
-    failed_files = 0
-    for fm in re.finditer(r"^\S.*\(Wstat: \d+ Tests: \d+ Failed: (\d+)\)", out, re.M):
-        n = int(fm.group(1))
-        failed_tests += n
-        if n == 0:
-            failed_files += 1  # bad plan, died, ... without a failing assertion
-    failed = failed_tests + failed_files
+    ran = int(m.group(1))
+    failed = sum(int(x) for x in re.findall(r"^Failed (\d+)/\d+ subtests", out, re.M))
+    ran_failed = 0
+    for fm in re.finditer(r"^\S.*\(Wstat: .*?Tests: (\d+) Failed: (\d+)\)", out, re.M):
+        ran_failed += int(fm.group(2))
+        if int(fm.group(1)) == 0:
+            failed += 1  # died before its first test
     if rc != 0 and failed == 0:
         failed = 1
-    return max(total - failed_tests, 0), failed
+    return max(ran - ran_failed, 0), failed
 
 
 def find_isolation_regress(ctx: Context) -> Path | None:
@@ -740,7 +752,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.accept and "isolation" not in stages:
         stages = parse_stages(args.stages + ",isolation")
 
+    # SIGINT raises KeyboardInterrupt (Python's default); make SIGTERM and
+    # SIGHUP unwind the same way so the throwaway cluster is always removed.
     signal.signal(signal.SIGTERM, _terminate)
+    signal.signal(signal.SIGHUP, _terminate)
     started = time.monotonic()
 
     base_env = dict(os.environ)
