@@ -31,6 +31,11 @@ BEGIN
     PERFORM agent_state._need_text(body, 'body');
     PERFORM agent_state._need(activate, 'activate');
     PERFORM agent_state._lock_agent(agent);
+    -- The flag and the activation log change in several statements; the invariant
+    -- holds after the last one. A caller's SET CONSTRAINTS ALL IMMEDIATE must not
+    -- check it in between (it is still checked at commit).
+    SET CONSTRAINTS agent_state.persona_revisions_active_check,
+        agent_state.persona_activations_active_check DEFERRED;
 
     SELECT coalesce(pg_catalog.max(r.revision), 0) + 1 INTO next_rev
     FROM agent_state.persona_revisions AS r
@@ -77,6 +82,9 @@ BEGIN
     ) THEN
         RETURN;
     END IF;
+    -- As in revise_persona: checked after the last statement, at commit.
+    SET CONSTRAINTS agent_state.persona_revisions_active_check,
+        agent_state.persona_activations_active_check DEFERRED;
     PERFORM agent_state._activate_persona(agent, revision);
 END
 $$;
