@@ -1,0 +1,206 @@
+-- Prompt snapshots: what the agent knew for one model call.
+
+CREATE FUNCTION agent_state.snapshot_prompt(
+    agent uuid,
+    run uuid,
+    prompt text,
+    persona_revision integer DEFAULT NULL,
+    memory jsonb DEFAULT '[]',
+    messages uuid [] DEFAULT '{}'
+)
+RETURNS uuid
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+#variable_conflict use_variable
+DECLARE
+    bad record;
+    mem_entries uuid [];
+    mem_revisions integer [];
+    n_memory integer;
+    n_messages integer;
+    snap uuid;
+BEGIN
+    PERFORM agent_state._bind(agent);
+    PERFORM agent_state._need(run, 'run');
+    PERFORM agent_state._need_text(prompt, 'prompt', 10000000);
+    PERFORM agent_state._need_json(memory, 'memory', ARRAY['array']);
+    PERFORM agent_state._need(messages, 'messages');
+    IF pg_catalog.array_position(messages, NULL) IS NOT NULL THEN
+        RAISE EXCEPTION USING ERRCODE = '22004', MESSAGE = 'messages: must not contain null';
+    END IF;
+
+    -- Each memory element is exactly {"entry": uuid, "revision": positive integer}.
+    -- (CASE branches in order: a cast is reached only for a JSON number.)
+    SELECT p.ix, p.problem INTO bad
+    FROM (
+        SELECT e.ord - 1 AS ix,
+               CASE
+                   WHEN pg_catalog.jsonb_typeof(e.elem) <> 'object'
+                       THEN 'must be an object {"entry": uuid, "revision": n}'
+                   WHEN NOT e.elem ? 'entry' THEN 'entry is missing'
+                   WHEN NOT e.elem ? 'revision' THEN 'revision is missing'
+                   WHEN (SELECT pg_catalog.count(*) FROM pg_catalog.jsonb_object_keys(e.elem)) <> 2
+                       THEN 'unknown key; an element has only entry and revision'
+                   WHEN pg_catalog.jsonb_typeof(e.elem -> 'entry') <> 'string' THEN 'entry must be a uuid'
+                   WHEN (e.elem ->> 'entry') !~ (
+                       '^(\{[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}\}'
+                       '|[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12})$')
+                       THEN 'entry must be a uuid'
+                   WHEN pg_catalog.jsonb_typeof(e.elem -> 'revision') <> 'number'
+                       THEN 'revision must be a positive integer'
+                   WHEN (e.elem ->> 'revision')::numeric NOT BETWEEN 1 AND 2147483647
+                       OR (e.elem ->> 'revision')::numeric
+                       <> pg_catalog.trunc((e.elem ->> 'revision')::numeric)
+                       THEN 'revision must be a positive integer'
+               END AS problem
+        FROM pg_catalog.jsonb_array_elements(memory) WITH ORDINALITY AS e (elem, ord)
+    ) AS p
+    WHERE p.problem IS NOT NULL
+    ORDER BY p.ix
+    LIMIT 1;
+    IF FOUND THEN
+        RAISE EXCEPTION USING
+            ERRCODE = '22023', MESSAGE = pg_catalog.format('memory[%s]: %s', bad.ix, bad.problem);
+    END IF;
+    SELECT pg_catalog.array_agg((e.elem ->> 'entry')::uuid ORDER BY e.ord),
+           pg_catalog.array_agg((e.elem ->> 'revision')::integer ORDER BY e.ord)
+    INTO mem_entries, mem_revisions
+    FROM pg_catalog.jsonb_array_elements(memory) WITH ORDINALITY AS e (elem, ord);
+    mem_entries := coalesce(mem_entries, '{}');
+    mem_revisions := coalesce(mem_revisions, '{}');
+
+    -- Every source must be this perspective's.
+    PERFORM agent_state._need_run(agent, run);
+    IF persona_revision IS NOT NULL AND NOT EXISTS (
+        SELECT FROM agent_state.persona_revisions AS p
+        WHERE p.runtime_agent_id = agent AND p.revision = persona_revision
+    ) THEN
+        RAISE EXCEPTION USING
+            ERRCODE = 'P0002',
+            MESSAGE = pg_catalog.format('persona_revision: agent %s has no persona revision %s',
+                                        agent, persona_revision);
+    END IF;
+    SELECT u.ord - 1 AS ix, u.entry, u.rev INTO bad
+    FROM ROWS FROM (pg_catalog.unnest(mem_entries), pg_catalog.unnest(mem_revisions)) WITH ORDINALITY AS u (entry, rev, ord)
+    WHERE NOT EXISTS (
+        SELECT FROM agent_state.memory_revisions AS v
+        WHERE v.runtime_agent_id = agent AND v.entry_id = u.entry AND v.revision = u.rev
+    )
+    ORDER BY u.ord
+    LIMIT 1;
+    IF FOUND THEN
+        IF EXISTS (
+            SELECT FROM agent_state.memory_revisions AS v
+            WHERE v.entry_id = bad.entry AND v.runtime_agent_id <> agent
+        ) THEN
+            RAISE EXCEPTION USING
+                ERRCODE = '23503',
+                MESSAGE = pg_catalog.format('memory[%s]: memory entry %s belongs to another perspective',
+                                            bad.ix, bad.entry);
+        END IF;
+        RAISE EXCEPTION USING
+            ERRCODE = 'P0002',
+            MESSAGE = pg_catalog.format('memory[%s]: unknown memory entry %s revision %s',
+                                        bad.ix, bad.entry, bad.rev);
+    END IF;
+    SELECT u.ord - 1 AS ix, u.id INTO bad
+    FROM pg_catalog.unnest(messages) WITH ORDINALITY AS u (id, ord)
+    WHERE NOT EXISTS (
+        SELECT FROM agent_state.messages AS m WHERE m.runtime_agent_id = agent AND m.message_id = u.id
+    )
+    ORDER BY u.ord
+    LIMIT 1;
+    IF FOUND THEN
+        PERFORM agent_state._missing('message', pg_catalog.format('messages[%s]', bad.ix), bad.id,
+            EXISTS (SELECT FROM agent_state.messages AS m WHERE m.message_id = bad.id));
+    END IF;
+
+    -- Repeated sources are stored once, at their first position.
+    SELECT pg_catalog.count(DISTINCT (u.entry, u.rev)) INTO n_memory
+    FROM ROWS FROM (pg_catalog.unnest(mem_entries), pg_catalog.unnest(mem_revisions)) AS u (entry, rev);
+    SELECT pg_catalog.count(DISTINCT u.id) INTO n_messages
+    FROM pg_catalog.unnest(messages) AS u (id);
+
+    -- The insert trigger locks the run and refuses a finished one (55000).
+    INSERT INTO agent_state.prompt_snapshots AS s (
+        runtime_agent_id, run_id, prompt, prompt_sha256, persona_revision, memory_count, message_count
+    )
+    VALUES (agent, run, prompt, '', persona_revision, n_memory, n_messages)
+    RETURNING s.snapshot_id INTO snap;
+    IF n_memory > 0 THEN
+        INSERT INTO agent_state.snapshot_memory (runtime_agent_id, snapshot_id, entry_id, revision, ordinal)
+        SELECT agent, snap, d.entry, d.rev, pg_catalog.row_number() OVER (ORDER BY d.first_ord)
+        FROM (
+            SELECT u.entry, u.rev, pg_catalog.min(u.ord) AS first_ord
+            FROM ROWS FROM (pg_catalog.unnest(mem_entries), pg_catalog.unnest(mem_revisions)) WITH ORDINALITY AS u (entry, rev, ord)
+            GROUP BY u.entry, u.rev
+        ) AS d;
+    END IF;
+    IF n_messages > 0 THEN
+        INSERT INTO agent_state.snapshot_messages (runtime_agent_id, snapshot_id, message_id, ordinal)
+        SELECT agent, snap, d.id, pg_catalog.row_number() OVER (ORDER BY d.first_ord)
+        FROM (
+            SELECT u.id, pg_catalog.min(u.ord) AS first_ord
+            FROM pg_catalog.unnest(messages) WITH ORDINALITY AS u (id, ord)
+            GROUP BY u.id
+        ) AS d;
+    END IF;
+    RETURN snap;
+END
+$$;
+
+COMMENT ON FUNCTION agent_state.snapshot_prompt(uuid, uuid, text, integer, jsonb, uuid []) IS
+'snapshot_prompt(agent, run, prompt, persona_revision => null, memory => ''[]'', messages => ''{}'') '
+'-> uuid: the audit record of what the agent knew for one model call: the prompt (required, at most '
+'10,000,000 characters, else 22023), its sha256 (hex), and the sources used: persona revision, '
+'memory revisions as [{"entry": uuid, "revision": n}] (malformed: 22023 naming memory[i]) and '
+'messages. Sources must be this agent''s (P0002 unknown, 23503 another agent''s; enforced by '
+'composite foreign keys). The run must be unfinished (55000). Snapshots are immutable; only '
+'redact blanks the prompt of a snapshot that used a redacted entry.';
+
+CREATE FUNCTION agent_state.snapshot_sources(agent uuid, snapshot uuid)
+RETURNS TABLE (kind text, entry uuid, revision integer, message uuid, persona_revision integer)
+LANGUAGE plpgsql
+STABLE
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+#variable_conflict use_column
+BEGIN
+    PERFORM agent_state._bind(snapshot_sources.agent);
+    PERFORM agent_state._need(snapshot_sources.snapshot, 'snapshot');
+    IF NOT EXISTS (
+        SELECT FROM agent_state.prompt_snapshots AS s
+        WHERE s.runtime_agent_id = snapshot_sources.agent AND s.snapshot_id = snapshot_sources.snapshot
+    ) THEN
+        PERFORM agent_state._missing('snapshot', 'snapshot', snapshot_sources.snapshot,
+            EXISTS (SELECT FROM agent_state.prompt_snapshots AS s
+                    WHERE s.snapshot_id = snapshot_sources.snapshot));
+    END IF;
+    RETURN QUERY
+    SELECT x.kind, x.entry, x.revision, x.message, x.persona_revision
+    FROM (
+        SELECT 'persona'::text AS kind, NULL::uuid AS entry, NULL::integer AS revision,
+               NULL::uuid AS message, s.persona_revision, 1 AS part, 0 AS ordinal
+        FROM agent_state.prompt_snapshots AS s
+        WHERE s.runtime_agent_id = snapshot_sources.agent AND s.snapshot_id = snapshot_sources.snapshot
+          AND s.persona_revision IS NOT NULL
+        UNION ALL
+        SELECT 'memory', m.entry_id, m.revision, NULL, NULL, 2, m.ordinal
+        FROM agent_state.snapshot_memory AS m
+        WHERE m.runtime_agent_id = snapshot_sources.agent AND m.snapshot_id = snapshot_sources.snapshot
+        UNION ALL
+        SELECT 'message', NULL, NULL, g.message_id, NULL, 3, g.ordinal
+        FROM agent_state.snapshot_messages AS g
+        WHERE g.runtime_agent_id = snapshot_sources.agent AND g.snapshot_id = snapshot_sources.snapshot
+    ) AS x
+    ORDER BY x.part, x.ordinal;
+END
+$$;
+
+COMMENT ON FUNCTION agent_state.snapshot_sources(uuid, uuid) IS
+'snapshot_sources(agent, snapshot) -> (kind, entry, revision, message, persona_revision): what '
+'the agent knew for that call: kind ''persona'' (persona_revision), then ''memory'' (entry, '
+'revision) and ''message'' (message) rows in prompt order. Unknown snapshot: P0002.';
