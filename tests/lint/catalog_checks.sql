@@ -10,6 +10,13 @@
 --                                 public) or does not end with pg_temp (pg_temp
 --                                 is searched first for tables and types unless
 --                                 it is listed, and last).
+--   unpinned_callable             function without a pinned search_path that a
+--                                 role other than its owner may execute. Only
+--                                 internal, inlinable SQL helpers may go without
+--                                 SET search_path (a SET clause prevents
+--                                 inlining), and then only the owner's SECURITY
+--                                 DEFINER functions, which pin the path, may
+--                                 reach them.
 --   rls_not_forced                table without row-level security ENABLEd and
 --                                 FORCEd.
 --   public_execute                function executable by PUBLIC (a NULL proacl
@@ -76,6 +83,35 @@ WHERE
         fn.search_path IS NULL
         OR fn.search_path ~* '(^|[\s,])("?\$user"?|"?public"?)\s*(,|$)'
         OR fn.search_path !~* '(^|[\s,])"?pg_temp"?\s*$'
+    )
+
+UNION ALL
+SELECT
+    'unpinned_callable',
+    fn.name,
+    'no SET search_path, but executable by '
+    || coalesce(
+        (
+            SELECT
+                pg_catalog.string_agg(
+                    CASE a.grantee WHEN 0 THEN 'PUBLIC' ELSE a.grantee::pg_catalog.regrole::pg_catalog.text END,
+                    ', ' ORDER BY a.grantee
+                )
+            FROM pg_catalog.aclexplode(fn.proacl) AS a
+            WHERE a.privilege_type = 'EXECUTE' AND a.grantee <> fn.proowner
+        ),
+        'PUBLIC'
+    )
+FROM fn
+WHERE
+    fn.search_path IS NULL
+    AND (
+        fn.proacl IS NULL
+        OR EXISTS (
+            SELECT
+            FROM pg_catalog.aclexplode(fn.proacl) AS a
+            WHERE a.privilege_type = 'EXECUTE' AND a.grantee <> fn.proowner
+        )
     )
 
 UNION ALL
