@@ -3,6 +3,7 @@
 -- agent_scope: a role sees and writes only rows of agents it may act for right
 --   now. The caller's agent set is computed once per statement (InitPlan).
 -- stamp_created: tables with created_at/created_by get them from the database.
+-- operator_truncate: TRUNCATE ignores RLS, so only operators may truncate.
 -- owner_bypass: the installing role owns the SECURITY DEFINER functions; its
 --   policy is constant true, which the planner folds away, so queries inside
 --   the functions plan like bare SQL (a non-leakproof @@ under an RLS qual can
@@ -36,6 +37,15 @@ BEGIN
             EXECUTE pg_catalog.format(
                 'CREATE TRIGGER stamp_created BEFORE INSERT ON %s '
                 || 'FOR EACH ROW EXECUTE FUNCTION agent_state._stamp_created()',
+                t.tbl);
+        END IF;
+        IF NOT EXISTS (
+            SELECT FROM pg_catalog.pg_trigger AS g
+            WHERE g.tgrelid = t.tbl AND g.tgname = 'operator_truncate'
+        ) THEN
+            EXECUTE pg_catalog.format(
+                'CREATE TRIGGER operator_truncate BEFORE TRUNCATE ON %s '
+                || 'FOR EACH STATEMENT EXECUTE FUNCTION agent_state._operator_truncate_only()',
                 t.tbl);
         END IF;
         IF NOT EXISTS (
