@@ -1,7 +1,7 @@
 -- Catalog: what a fresh install must look like, checked generically so that
 -- tables and functions added later are covered too.
 BEGIN;
-SELECT plan(60);
+SELECT plan(61);
 
 -- ---------------------------------------------------------------- packaging
 SELECT has_extension('agent_state', 'extension agent_state is installed');
@@ -122,6 +122,14 @@ SELECT is_empty($$
           WHERE g.tgrelid = c.oid AND g.tgname = 'stamp_created' AND g.tgenabled = 'O'
             AND g.tgfoid = 'agent_state._stamp_created()'::regprocedure)
 $$, 'every table with created_at and created_by has the enabled stamp_created trigger');
+SELECT is_empty($$
+    SELECT c.relname FROM pg_catalog.pg_class AS c
+    WHERE c.relnamespace = 'agent_state'::regnamespace AND c.relkind IN ('r', 'p')
+      AND NOT EXISTS (
+          SELECT FROM pg_catalog.pg_trigger AS g
+          WHERE g.tgrelid = c.oid AND g.tgenabled = 'O' AND g.tgtype & 32 = 32
+            AND g.tgfoid = 'agent_state._operator_truncate_only()'::regprocedure)
+$$, 'every table refuses TRUNCATE (which ignores RLS) to non-operators');
 SELECT is_empty($$
     SELECT t FROM pg_catalog.unnest(ARRAY['actors', 'actor_identities', 'conversations',
         'messages', 'persona_revisions', 'persona_activations']) AS t
