@@ -40,10 +40,12 @@ UPGRADE_SRC := $(sort $(wildcard sql/upgrades/$(EXTENSION)--*--*.sql))
 BUNDLE      := build/$(EXTENSION)--$(EXTVERSION).sql
 UPGRADES    := $(patsubst sql/upgrades/%,build/%,$(UPGRADE_SRC))
 PY_BUNDLE   := python/agent_state/sql/$(EXTENSION).sql
+# Upgrade scripts ship in the Python package too, for agent_state.install().
+PY_UPGRADES := $(patsubst sql/upgrades/%,python/agent_state/sql/%,$(UPGRADE_SRC))
 
 # What PGXS installs into $(sharedir)/extension next to the control file.
 DATA_built  = $(BUNDLE) $(UPGRADES)
-EXTRA_CLEAN = build $(PY_BUNDLE) tests/isolation/output
+EXTRA_CLEAN = build $(PY_BUNDLE) $(PY_UPGRADES) tests/isolation/output
 
 .DEFAULT_GOAL := all
 
@@ -60,13 +62,14 @@ clean:
 	rm -rf $(EXTRA_CLEAN)
 endif
 
-all: $(PY_BUNDLE)
+all: $(PY_BUNDLE) $(PY_UPGRADES)
 
 .PHONY: build lint lint-sqlfluff lint-pgspot test demo isolation-accept
 
 build: all
 
-$(BUNDLE): $(SQL_SRC) $(FUNC_SRC) $(EXTENSION).control Makefile
+# The directories are prerequisites too, so adding or removing a file rebuilds.
+$(BUNDLE): $(SQL_SRC) $(FUNC_SRC) $(EXTENSION).control Makefile $(wildcard sql functions)
 	@if [ -z "$(strip $(SQL_SRC) $(FUNC_SRC))" ]; then echo "no sources in sql/ or functions/" >&2; exit 1; fi
 	@mkdir -p $(@D)
 	@{ \
@@ -93,6 +96,10 @@ build/%.sql: sql/upgrades/%.sql
 	cp $< $@
 
 $(PY_BUNDLE): $(BUNDLE)
+	@mkdir -p $(@D)
+	cp $< $@
+
+python/agent_state/sql/%.sql: sql/upgrades/%.sql
 	@mkdir -p $(@D)
 	cp $< $@
 
