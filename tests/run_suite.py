@@ -771,6 +771,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         banner(stage)
         res = Result(stage)
         results.append(res)
+        t0 = time.monotonic()
         try:
             STAGE_FUNCS[stage](res, ctx)
         except KeyboardInterrupt:
@@ -779,7 +780,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             res.failed = max(res.failed, 1)
             res.note(f"stage crashed: {type(exc).__name__}: {str(exc).strip()}")
         status = "skipped" if res.skipped else ("FAILED" if res.failed else "ok")
-        say(f"<== {stage}: {status} ({res.passed} passed, {res.failed} failed)")
+        say(
+            f"<== {stage}: {status} ({res.passed} passed, {res.failed} failed,"
+            f" {time.monotonic() - t0:.1f}s)"
+        )
 
     db_stages = [s for s in stages if s in DB_STAGES]
     with ExitStack() as stack:
