@@ -29,14 +29,32 @@ BEGIN
 END
 $$;
 
--- One line of heading text: control characters (newlines, tabs) become spaces.
+-- One line of heading text: control characters (newlines, tabs) become spaces,
+-- surrounding spaces are dropped.
 CREATE FUNCTION agent_state._md_line(val text)
 RETURNS text
 LANGUAGE sql
 IMMUTABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
-    SELECT pg_catalog.regexp_replace(val, '[[:cntrl:]]', ' ', 'g')
+    SELECT pg_catalog.btrim(pg_catalog.regexp_replace(val, '[[:cntrl:]]', ' ', 'g'))
+$$;
+
+-- A body as export lines: line endings normalised to \n, trailing blanks removed
+-- from every line, leading and trailing empty lines dropped.
+CREATE FUNCTION agent_state._md_body(val text)
+RETURNS text
+LANGUAGE sql
+IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT pg_catalog.rtrim(
+        pg_catalog.regexp_replace(
+            pg_catalog.regexp_replace(
+                pg_catalog.regexp_replace(val, E'\r\n?', E'\n', 'g'),
+                E'[ \t]+(?=\n|$)', '', 'g'),
+            E'^\n+', ''),
+        E'\n')
 $$;
 
 -- The list items of a markdown document, in document order: line_no of the item's
@@ -170,7 +188,7 @@ BEGIN
     WHERE a.runtime_agent_id = agent;
 
     SELECT '## Persona (revision ' || r.revision || E')\n\n'
-        || pg_catalog.rtrim(r.body, E' \t\r\n')
+        || agent_state._md_body(r.body)
     INTO persona
     FROM agent_state.persona_revisions AS r
     WHERE r.runtime_agent_id = agent AND r.is_active;
@@ -206,7 +224,7 @@ BEGIN
                        || ' (' || e.subject_id || ')'
                END || E'\n\n' || pg_catalog.string_agg(
                    '- ' || pg_catalog.regexp_replace(
-                       pg_catalog.rtrim(e.body, E' \t\r\n'), E'\n(?=[^\n])', E'\n  ', 'g')
+                       agent_state._md_body(e.body), E'\n(?=[^\n])', E'\n  ', 'g')
                    || E'\n  (entry ' || e.entry_id || ', revision ' || e.current_revision
                    || ', ' || e.visibility || ', source ' || e.source_type
                    || CASE WHEN e.source_actor_id IS NOT NULL

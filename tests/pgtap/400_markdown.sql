@@ -262,7 +262,7 @@ SELECT ok(pg_temp.doc('export_a') NOT LIKE '%B only knows this%', 'and the other
 -- ---------------------------------------------------------------- exact format
 SET ROLE t400_op;
 SELECT agent_state.revise_persona(pg_temp.id('c'), 'Persona C');
-INSERT INTO pg_temp.ids SELECT 'c_note', n.entry FROM agent_state.note(pg_temp.id('c'), E'Line one\nline two') AS n;
+INSERT INTO pg_temp.ids SELECT 'c_note', n.entry FROM agent_state.note(pg_temp.id('c'), E'\nLine one  \r\nline two\t\n') AS n;
 SELECT agent_state.grant_tool(pg_temp.id('c'), 't400.alpha', true, '{"z": "ü", "a": [true]}');
 SELECT is(agent_state.export_markdown(pg_temp.id('c')),
     E'# Exact\n'
@@ -284,7 +284,7 @@ SELECT is(agent_state.export_markdown(pg_temp.id('c')),
     || E'## Tool grants\n'
     || E'\n'
     || E'- t400.alpha: revision 1, enabled, config {"a":[true],"z":"ü"}, tool version 0.1\n',
-    'the exact export format');
+    'the exact export format (line endings normalised, no trailing blanks)');
 SELECT is(agent_state.export_markdown(pg_temp.id('d')),
     E'# t400-d\n\nAgent `t400-d` (' || pg_temp.id('d') || E'), exported from agent_state. '
     || E'This file is a view; the database is canonical.\n\n'
