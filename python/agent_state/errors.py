@@ -3,7 +3,9 @@
 Every error raised by a :class:`~agent_state.Store` or :class:`~agent_state.AsyncStore`
 method is an :class:`Error`. The class is chosen by the SQLSTATE the database raised
 (the table in the product contract, section 10); the original psycopg exception is
-chained as ``__cause__``.
+chained as ``__cause__``. Errors with other SQLSTATEs are raised as :class:`Error`
+itself, with ``sqlstate`` set. ``TypeError`` for arguments of the wrong Python type
+(e.g. a ``set`` as jsonb) is not wrapped.
 """
 
 from __future__ import annotations
@@ -73,7 +75,11 @@ class NotFound(Error):
 
 
 class InvalidArgument(Error):
-    """``22023``: a bad argument value (also ``22P02``, a malformed uuid or json)."""
+    """``22023``: a bad argument value.
+
+    Also every other data exception (SQLSTATE class ``22``, e.g. ``22P02`` for a
+    malformed uuid or json) and values psycopg cannot send (a NUL character in text).
+    """
 
 
 class MissingArgument(InvalidArgument):
@@ -112,7 +118,6 @@ _BY_SQLSTATE: dict[str, type[Error]] = {
     "42501": PermissionDenied,
     "P0002": NotFound,
     "22023": InvalidArgument,
-    "22P02": InvalidArgument,
     "22004": MissingArgument,
     "40001": RevisionConflict,
     "55000": Retired,
@@ -127,7 +132,12 @@ _BY_SQLSTATE: dict[str, type[Error]] = {
 def from_psycopg(exc: psycopg.Error) -> Error:
     """The ``agent_state`` exception for a psycopg exception (not raised, not chained)."""
     sqlstate = exc.sqlstate
-    cls = _BY_SQLSTATE.get(sqlstate, Error) if sqlstate else Error
+    cls = _BY_SQLSTATE.get(sqlstate) if sqlstate else None
+    if cls is None:
+        # Any other data exception (class 22: malformed uuid/json/timestamp input, a NUL
+        # character, ...) is a bad argument value, also when psycopg refuses it client-side.
+        data_error = (sqlstate or "").startswith("22") or isinstance(exc, psycopg.DataError)
+        cls = InvalidArgument if data_error else Error
     diag = exc.diag if sqlstate else None
     message = (diag.message_primary if diag is not None else None) or str(exc)
     return cls(message, sqlstate=sqlstate, diag=diag)

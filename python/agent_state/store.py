@@ -16,7 +16,7 @@ from psycopg import Connection
 from psycopg_pool import ConnectionPool
 
 from . import _functions as F
-from .errors import from_psycopg
+from .errors import InvalidArgument, from_psycopg
 from .results import (
     ActivePersona,
     MemoryRef,
@@ -178,6 +178,8 @@ class Store:
                 rows = cur.fetchall()
         except psycopg.Error as e:
             raise from_psycopg(e) from e
+        except UnicodeEncodeError as e:  # e.g. a lone surrogate in a str argument
+            raise InvalidArgument(f"{fn.name}: an argument cannot be encoded: {e}") from e
         return fn.shape.extract(rows)
 
     # -- Section 2: packaging -----------------------------------------------------------
