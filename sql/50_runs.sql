@@ -78,6 +78,27 @@ CREATE INDEX runs_chain_idx ON agent_state.runs (runtime_agent_id, chain_root);
 COMMENT ON TABLE agent_state.runs IS
 'Runs: status, budget limits (NULL = none) and spent amounts; continued_from links a chain.';
 
+-- Insert triggers of the execution tables run before row-level security checks
+-- the new row, and they read other rows as the owner. So that a role granted
+-- table privileges learns nothing about an agent it may not act for (not even
+-- through which error it gets), each of them first checks the caller's right.
+CREATE FUNCTION agent_state._guard_scope(agent uuid)
+RETURNS void
+LANGUAGE plpgsql
+STABLE
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF NOT agent_state._may_act(agent) THEN
+        RAISE EXCEPTION USING
+            ERRCODE = '42501',
+            MESSAGE = pg_catalog.format('runtime_agent_id: role %I may not act for agent %s',
+                                        agent_state._caller(), agent);
+    END IF;
+END
+$$;
+
 -- Is the run's spending at or past one of its limits? Wall time counts from the
 -- start of the chain's first run.
 CREATE FUNCTION agent_state._run_over_budget(r agent_state.runs)
@@ -106,6 +127,7 @@ AS $$
 DECLARE
     pred agent_state.runs;
 BEGIN
+    PERFORM agent_state._guard_scope(NEW.runtime_agent_id);
     IF NEW.status NOT IN ('open', 'budget_exhausted') THEN
         RAISE EXCEPTION USING
             ERRCODE = '22023', MESSAGE = 'status: a run starts open; finish it with finish_run';

@@ -93,6 +93,7 @@ SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
+    PERFORM agent_state._guard_scope(NEW.runtime_agent_id);
     PERFORM agent_state._run_writable(NEW.runtime_agent_id, NEW.run_id);
     NEW.prompt_sha256 := pg_catalog.encode(pg_catalog.sha256(pg_catalog.convert_to(NEW.prompt, 'UTF8')), 'hex');
     NEW.redacted_at := NULL;
@@ -150,6 +151,7 @@ AS $$
 DECLARE
     slots integer;
 BEGIN
+    PERFORM agent_state._guard_scope(NEW.runtime_agent_id);
     SELECT CASE TG_TABLE_NAME WHEN 'snapshot_memory' THEN s.memory_count ELSE s.message_count END
     INTO slots
     FROM agent_state.prompt_snapshots AS s

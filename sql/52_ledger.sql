@@ -150,6 +150,7 @@ SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
+    PERFORM agent_state._guard_scope(NEW.runtime_agent_id);
     PERFORM agent_state._charge_run(NEW.runtime_agent_id, NEW.run_id, NEW.tokens, NEW.cost_usd, 0);
     RETURN NEW;
 END
@@ -164,6 +165,7 @@ SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
+    PERFORM agent_state._guard_scope(NEW.runtime_agent_id);
     IF NOT EXISTS (
         SELECT FROM (
             SELECT g.revision, g.enabled
@@ -199,6 +201,7 @@ DECLARE
     last_no integer;
     last_status text;
 BEGIN
+    PERFORM agent_state._guard_scope(NEW.runtime_agent_id);
     PERFORM FROM agent_state.tool_calls AS c
     WHERE c.runtime_agent_id = NEW.runtime_agent_id AND c.tool_call_id = NEW.tool_call_id
     FOR NO KEY UPDATE;
@@ -232,6 +235,7 @@ SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
+    PERFORM agent_state._guard_scope(NEW.runtime_agent_id);
     PERFORM agent_state._run_writable(NEW.runtime_agent_id, NEW.run_id);
     SELECT coalesce(pg_catalog.max(k.checkpoint), 0) + 1 INTO NEW.checkpoint
     FROM agent_state.checkpoints AS k
