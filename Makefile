@@ -9,6 +9,8 @@
 #   make lint            sqlfluff, pgspot, plpgsql_check and catalog checks
 #   make test            everything: build, install, lint, pgTAP, isolation, pytest
 #   make demo            run the command-line demo
+#   make deps            install what demo and test need (apt + pip, as root);
+#                        demo and test run it by themselves when something is missing
 #
 # Database stages use AGENT_STATE_TEST_DSN when set; otherwise tests/run_suite.py
 # starts a throwaway cluster from the local server binaries and removes it again.
@@ -29,7 +31,8 @@ $(error could not read default_version from $(EXTENSION).control)
 endif
 
 # (Not PYTHON: PGXS sets that to the interpreter PostgreSQL was built with.)
-TEST_PYTHON ?= python3
+# A .venv made by scripts/install-deps (PEP 668 systems) wins over python3.
+TEST_PYTHON ?= $(if $(wildcard .venv/bin/python),.venv/bin/python,python3)
 PG_CONFIG  ?= pg_config
 
 # Sources in load order. $(sort) is a byte-wise sort, the same on every machine.
@@ -64,7 +67,24 @@ endif
 
 all: $(PY_BUNDLE) $(PY_UPGRADES)
 
-.PHONY: build lint lint-sqlfluff lint-pgspot test demo isolation-accept
+.PHONY: build deps lint lint-sqlfluff lint-pgspot test demo isolation-accept
+
+# What demo and test need; scripts/install-deps installs it (apt and pip).
+deps_missing = \
+	{ command -v pg_prove >/dev/null || echo pg_prove; \
+	  sharedir=$$($(PG_CONFIG) --sharedir 2>/dev/null); \
+	  [ -f "$$sharedir/extension/pgtap.control" ] || echo pgtap; \
+	  [ -f "$$sharedir/extension/plpgsql_check.control" ] || echo plpgsql_check; \
+	  [ -f "$$($(PG_CONFIG) --pgxs 2>/dev/null)" ] || echo pgxs; \
+	  $(TEST_PYTHON) -c 'import agent_state, psycopg, psycopg_pool, pytest, hypothesis, sqlfluff, pgspot' \
+	    >/dev/null 2>&1 || echo python-packages; }
+
+deps:
+	@missing=$$($(deps_missing)); \
+	if [ -n "$$missing" ]; then \
+	  echo "missing: $$missing; running scripts/install-deps"; \
+	  bash scripts/install-deps; \
+	fi
 
 build: all
 
@@ -130,7 +150,7 @@ lint-pgspot: $(BUNDLE)
 	$(TEST_PYTHON) tests/lint/pgspot_check.py $(BUNDLE) $(addprefix --ignore ,$(PGSPOT_IGNORE))
 
 # ---------------------------------------------------------------- tests
-test: all
+test: deps all
 	$(TEST_PYTHON) tests/run_suite.py
 
 # SPEC=name (or "a b"): run those isolation specs and copy their output to
@@ -140,6 +160,6 @@ isolation-accept: all
 	$(TEST_PYTHON) tests/run_suite.py --stages build,install,isolation --accept $(SPEC)
 
 # Uses the installed console script when there is one, else the source tree.
-demo: all
+demo: deps all
 	@if command -v agent-state >/dev/null 2>&1; then agent-state demo; \
 	else PYTHONPATH=python$${PYTHONPATH:+:$$PYTHONPATH} $(TEST_PYTHON) -m agent_state demo; fi
