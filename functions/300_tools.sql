@@ -123,6 +123,11 @@ BEGIN
     IF pg_catalog.pg_column_size(config) > 1000000 THEN
         RAISE EXCEPTION USING ERRCODE = '22023', MESSAGE = 'config: larger than 1,000,000 bytes';
     END IF;
+    -- Bounded nesting keeps every later walk over a grant's config (validation,
+    -- export) far from the stack limit.
+    IF pg_catalog.jsonb_path_exists(config, 'strict $.**{33}') THEN
+        RAISE EXCEPTION USING ERRCODE = '22023', MESSAGE = 'config: nested deeper than 32 levels';
+    END IF;
 
     -- FOR SHARE: the contract cannot be replaced while this grant is validated
     -- against it.
@@ -157,7 +162,8 @@ $$;
 COMMENT ON FUNCTION agent_state.grant_tool(uuid, text, boolean, jsonb) IS
 'grant_tool(agent, tool, enabled, config => ''{}'') -> int (operator): appends grant revision '
 'n+1 for agent and tool, config validated against the tool''s config_schema (22023 naming the '
-'field, e.g. config.limit). A disabled grant accepts config ''{}'' whatever the schema requires. '
+'field, e.g. config.limit; over 1,000,000 bytes or nested deeper than 32 levels: 22023). '
+'A disabled grant accepts config ''{}'' whatever the schema requires. '
 'Unregistered tool: P0002; enabled or config null: 22004.';
 
 CREATE FUNCTION agent_state.authorize_tool(agent uuid, tool text)

@@ -2,7 +2,7 @@
 -- well-formed and refused (22023, naming the keyword path) when not; unsupported
 -- keywords refused; configs validated with errors naming the field.
 BEGIN;
-SELECT plan(122);
+SELECT plan(124);
 
 CREATE TEMP TABLE ids (k text PRIMARY KEY, v uuid NOT NULL);
 INSERT INTO ids VALUES ('a', agent_state.create_agent('t310-a'));
@@ -178,11 +178,15 @@ SELECT ok(pg_temp.config_result((SELECT s.schema FROM s),
           'a long offending value is cut short in the message');
 SELECT is(pg_temp.config_result('{}', pg_catalog.jsonb_build_object('big', pg_catalog.repeat('x', 1100000))),
           '22023: config: larger than 1,000,000 bytes', 'a config over 1,000,000 bytes: 22023');
+SELECT is(pg_temp.config_result('{}', (pg_catalog.repeat('[', 5000) || pg_catalog.repeat(']', 5000))::jsonb),
+          '22023: config: nested deeper than 32 levels', 'a config nested 5000 levels deep: 22023');
+SELECT is(pg_temp.config_result('{}', (pg_catalog.repeat('{"k": ', 32) || '1' || pg_catalog.repeat('}', 32))::jsonb),
+          'ok', 'a config nested 32 levels deep is accepted');
 SELECT is(pg_temp.schema_result(pg_catalog.jsonb_build_object('description', pg_catalog.repeat('x', 1100000))),
           '22023: config_schema: larger than 1,000,000 bytes', 'a schema over 1,000,000 bytes: 22023');
 SELECT is((SELECT pg_catalog.count(*) FROM agent_state.tool_grants AS g
            WHERE g.runtime_agent_id = (SELECT i.v FROM ids AS i WHERE i.k = 'a')),
-          20::bigint, 'one grant per valid config, none for a refused one');
+          21::bigint, 'one grant per valid config, none for a refused one');
 
 SELECT * FROM finish();
 ROLLBACK;
