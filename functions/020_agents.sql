@@ -7,6 +7,7 @@ LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
+    boost double precision;
     half_life interval;
 BEGIN
     IF settings IS NULL THEN
@@ -15,22 +16,32 @@ BEGIN
     IF pg_catalog.jsonb_typeof(settings) <> 'object' THEN
         RAISE EXCEPTION USING ERRCODE = '22023', MESSAGE = 'settings: must be a JSON object';
     END IF;
-    IF settings ? 'subject_boost' AND (
-        pg_catalog.jsonb_typeof(settings -> 'subject_boost') <> 'number'
-        OR (settings ->> 'subject_boost')::double precision < 0
-    ) THEN
-        RAISE EXCEPTION USING
-            ERRCODE = '22023', MESSAGE = 'settings.subject_boost: must be a number >= 0';
+    -- Recall multiplies by 1 + subject_boost in double precision: the value must
+    -- convert (1e400 and 1e-400 do not) and stay in the documented range.
+    IF settings ? 'subject_boost' THEN
+        IF pg_catalog.jsonb_typeof(settings -> 'subject_boost') = 'number' THEN
+            BEGIN
+                boost := (settings ->> 'subject_boost')::double precision;
+            EXCEPTION WHEN numeric_value_out_of_range THEN
+                boost := NULL;
+            END;
+        END IF;
+        IF boost IS NULL OR NOT boost BETWEEN 0 AND 1000000 THEN
+            RAISE EXCEPTION USING
+                ERRCODE = '22023',
+                MESSAGE = 'settings.subject_boost: must be a number from 0 to 1000000';
+        END IF;
     END IF;
     IF settings ? 'recency_half_life' THEN
-        BEGIN
-            half_life := (settings ->> 'recency_half_life')::interval;
-        EXCEPTION WHEN invalid_datetime_format OR datetime_field_overflow
-            OR interval_field_overflow OR invalid_text_representation THEN
-            half_life := NULL;
-        END;
-        IF pg_catalog.jsonb_typeof(settings -> 'recency_half_life') <> 'string'
-            OR half_life IS NULL OR half_life <= interval '0' THEN
+        IF pg_catalog.jsonb_typeof(settings -> 'recency_half_life') = 'string' THEN
+            BEGIN
+                half_life := (settings ->> 'recency_half_life')::interval;
+            EXCEPTION WHEN data_exception THEN
+                half_life := NULL;
+            END;
+        END IF;
+        IF half_life IS NULL OR half_life <= interval '0'
+            OR NOT pg_catalog.date_part('epoch', half_life) > 0 THEN
             RAISE EXCEPTION USING
                 ERRCODE = '22023',
                 MESSAGE = 'settings.recency_half_life: must be a positive interval such as ''30 days''';
@@ -60,6 +71,9 @@ BEGIN
                                         agent_state._caller());
     END IF;
     PERFORM agent_state._need_text(handle, 'handle', 200);
+    IF display_name IS NOT NULL THEN
+        PERFORM agent_state._need_text(display_name, 'display_name', 1000);
+    END IF;
     PERFORM agent_state._check_settings(settings);
     INSERT INTO agent_state.agents AS a (handle, display_name, settings)
     VALUES (handle, display_name, settings)
@@ -76,8 +90,9 @@ $$;
 
 COMMENT ON FUNCTION agent_state.create_agent(text, text, jsonb) IS
 'create_agent(handle, display_name => null, settings => ''{}'') -> uuid (operator). '
-'handle is unique (23505). settings: subject_boost (number, default 1.0), '
-'recency_half_life (interval text, default ''30 days'').';
+'handle (1-200 characters) is unique (23505); display_name, when given, 1-1000 characters. '
+'settings: subject_boost (number from 0 to 1000000, default 1.0), recency_half_life '
+'(positive interval text, default ''30 days''); bad settings raise 22023.';
 
 CREATE FUNCTION agent_state.grant_hosting(agent uuid, host regrole)
 RETURNS void
