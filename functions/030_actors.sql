@@ -19,6 +19,9 @@ BEGIN
     PERFORM agent_state._bind(agent);
     PERFORM agent_state._need_text(connector, 'connector', 200);
     PERFORM agent_state._need_text(external_id, 'external_id', 1000);
+    IF display_name IS NOT NULL THEN
+        PERFORM agent_state._need_text(display_name, 'display_name', 1000);
+    END IF;
     PERFORM agent_state._need_one_of(kind, 'kind', ARRAY['human', 'agent', 'bot', 'system']);
 
     SELECT i.actor_id INTO found_id
@@ -50,7 +53,8 @@ $$;
 COMMENT ON FUNCTION agent_state.resolve_actor(uuid, text, text, text, text) IS
 'resolve_actor(agent, connector, external_id, display_name => null, kind => ''human'') -> uuid: '
 'the actor this perspective knows under that identity, created if new. '
-'kind: human, agent, bot, system.';
+'kind: human, agent, bot, system. connector 1-200, external_id and display_name 1-1000 '
+'characters (22023).';
 
 CREATE FUNCTION agent_state.link_identity(
     agent uuid,

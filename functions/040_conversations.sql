@@ -65,6 +65,9 @@ BEGIN
     PERFORM agent_state._need(author, 'author');
     PERFORM agent_state._need_text(body, 'body');
     PERFORM agent_state._need(observed_at, 'observed_at');
+    IF NOT pg_catalog.isfinite(observed_at) THEN
+        RAISE EXCEPTION USING ERRCODE = '22023', MESSAGE = 'observed_at: must be a finite time';
+    END IF;
     IF external_ref IS NOT NULL THEN
         PERFORM agent_state._need_text(external_ref, 'external_ref', 1000);
     END IF;
@@ -90,6 +93,10 @@ BEGIN
                 MESSAGE = 'audience: required outside a public conversation';
         END IF;
     ELSE
+        IF pg_catalog.array_ndims(audience) > 1 THEN
+            RAISE EXCEPTION USING
+                ERRCODE = '22023', MESSAGE = 'audience: must be a one-dimensional array';
+        END IF;
         IF pg_catalog.array_position(audience, NULL) IS NOT NULL THEN
             RAISE EXCEPTION USING ERRCODE = '22004', MESSAGE = 'audience: must not contain null';
         END IF;
@@ -129,4 +136,4 @@ COMMENT ON FUNCTION agent_state.record_message(uuid, uuid, uuid, text, uuid [], 
 'observed_at => now()) -> uuid: a durable message event. audience: the actors who could '
 'observe it (the author is always added); required (22004) except in a public conversation, '
 'where null means public. Recording the same external_ref in the conversation again returns '
-'the existing id.';
+'the existing id. body up to 100000 characters; observed_at must be finite (22023).';
