@@ -78,7 +78,8 @@ class InvalidArgument(Error):
     """``22023``: a bad argument value.
 
     Also every other data exception (SQLSTATE class ``22``, e.g. ``22P02`` for a
-    malformed uuid or json) and values psycopg cannot send (a NUL character in text).
+    malformed uuid or json), values psycopg cannot send (a NUL character in text), and
+    ``42704`` for a role name that does not exist.
     """
 
 
@@ -124,6 +125,8 @@ _BY_SQLSTATE: dict[str, type[Error]] = {
     "53400": BudgetExhausted,
     "23505": Duplicate,
     "23503": CrossPerspectiveReference,
+    # A role name that does not exist, from the regrole input of a ``host`` argument.
+    "42704": InvalidArgument,
     "42883": NotInstalled,
     "3F000": NotInstalled,
 }

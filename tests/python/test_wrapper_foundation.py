@@ -435,6 +435,6 @@ def test_runtime_role_needs_hosting(store: Store, runtime_role: RuntimeRole) -> 
 
 
 def test_grant_hosting_unknown_role(store: Store, agent: UUID) -> None:
-    with pytest.raises(agent_state.Error) as info:
+    with pytest.raises(agent_state.InvalidArgument) as info:
         store.grant_hosting(agent=agent, host=f"no such role {uuid4().hex}")
     assert info.value.sqlstate == "42704"  # undefined_object, from regrole input
