@@ -67,9 +67,10 @@ $$;
 -- text (lazy continuation); they are joined with newlines, leading whitespace
 -- removed. Everything else (headings, paragraphs, fenced code blocks, thematic
 -- breaks) ends the item and is not an item itself. Blank items are skipped.
--- Provenance lines written by export_markdown ("(entry <uuid>, revision n, ...)")
--- and the export's own "## Persona (revision n)" / "## Persona (none)" and
--- "## Tool grants" sections are skipped, so an export can be imported again.
+-- So that an export can be imported again, an item whose first line is a
+-- provenance line written by export_markdown ("(entry <uuid>, revision n, ...)")
+-- keeps only the lines after it, and the export's own "## Persona (revision n)" /
+-- "## Persona (none)" and "## Tool grants" sections are skipped.
 CREATE FUNCTION agent_state._markdown_items(document text)
 RETURNS TABLE (line_no integer, body text, subject_ref uuid)
 LANGUAGE plpgsql
@@ -107,10 +108,7 @@ BEGIN
         -- Inside an item: lines indented two spaces or a tab (nested lists too)
         -- continue it; one space continues it unless the line is a sibling item.
         IF cur IS NOT NULL AND (ln ~ E'^(  |\t)' OR (ln ~ '^ ' AND ln !~ E'^ [-*]([ \t]|$)')) THEN
-            IF pg_catalog.btrim(ln, E' \t')
-                !~ '^\(entry [0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}, revision [0-9]+, .*\)$' THEN
-                cur := cur || E'\n' || pg_catalog.btrim(ln, E' \t');
-            END IF;
+            cur := CASE WHEN cur = '' THEN '' ELSE cur || E'\n' END || pg_catalog.btrim(ln, E' \t');
             prev_blank := false;
             CONTINUE;
         END IF;
@@ -122,6 +120,9 @@ BEGIN
                 RETURN NEXT;
             END IF;
             cur := pg_catalog.btrim(coalesce(m[1], ''), E' \t');
+            IF cur ~ '^\(entry [0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}, revision [0-9]+, .*\)$' THEN
+                cur := '';
+            END IF;
             cur_line := n;
             prev_blank := false;
             CONTINUE;
@@ -131,7 +132,7 @@ BEGIN
         IF cur IS NOT NULL AND NOT prev_blank
             AND ln !~ '^ {0,3}(#{1,6}([ \t]|$)|```|~~~)'
             AND ln !~ E'^ {0,3}([-*_])([ \t]*\\1){2,}[ \t]*$' THEN
-            cur := cur || E'\n' || pg_catalog.btrim(ln, E' \t');
+            cur := CASE WHEN cur = '' THEN '' ELSE cur || E'\n' END || pg_catalog.btrim(ln, E' \t');
             CONTINUE;
         END IF;
         IF cur IS NOT NULL AND NOT skipping AND pg_catalog.btrim(cur, E' \t\n') <> '' THEN
@@ -187,14 +188,18 @@ BEGIN
     FROM agent_state.agents AS a
     WHERE a.runtime_agent_id = agent;
 
+    -- The persona is quoted, so its text can never read as a section of the export.
     SELECT '## Persona (revision ' || r.revision || E')\n\n'
-        || agent_state._md_body(r.body)
+        || pg_catalog.regexp_replace(
+            '> ' || pg_catalog.replace(agent_state._md_body(r.body), E'\n', E'\n> '), '> $', '>', 'gn')
     INTO persona
     FROM agent_state.persona_revisions AS r
     WHERE r.runtime_agent_id = agent AND r.is_active;
 
     -- Live entries grouped by subject (by display name, then actor id; unattributed
-    -- last), each group oldest entry first, with its current revision and provenance.
+    -- last), each group oldest entry first. Each item's first line is its
+    -- provenance (entry, current revision, visibility, source), written by the
+    -- database, so no body text can pass for it; the body follows, indented.
     WITH e AS (
         SELECT m.entry_id, m.current_revision, m.body, m.subject_id, m.visibility, m.created_at,
                r.source_type, r.source_actor_id, r.source_import_id,
@@ -223,9 +228,7 @@ BEGIN
                    ELSE '### ' || agent_state._md_line(coalesce(e.subject_name, 'Unnamed actor'))
                        || ' (' || e.subject_id || ')'
                END || E'\n\n' || pg_catalog.string_agg(
-                   '- ' || pg_catalog.regexp_replace(
-                       agent_state._md_body(e.body), E'\n(?=[^\n])', E'\n  ', 'g')
-                   || E'\n  (entry ' || e.entry_id || ', revision ' || e.current_revision
+                   '- (entry ' || e.entry_id || ', revision ' || e.current_revision
                    || ', ' || e.visibility || ', source ' || e.source_type
                    || CASE WHEN e.source_actor_id IS NOT NULL
                        THEN ', actor ' || agent_state._md_line(coalesce(e.source_name, 'Unnamed actor'))
@@ -236,7 +239,8 @@ BEGIN
                    || CASE WHEN e.evidence_count = 1 THEN ', 1 evidence message'
                        WHEN e.evidence_count > 1 THEN ', ' || e.evidence_count || ' evidence messages'
                        ELSE '' END
-                   || ')',
+                   || E')\n  ' || pg_catalog.regexp_replace(
+                       agent_state._md_body(e.body), E'\n(?=[^\n])', E'\n  ', 'g'),
                    E'\n' ORDER BY e.created_at, e.entry_id) AS txt
         FROM e
         GROUP BY e.subject_id, e.subject_name
