@@ -9,8 +9,7 @@
 -- its audience becomes evidence_observers (NULL when public) and its conversation
 -- evidence_conversations; an unknown message raises P0002 (23503 when it belongs
 -- to another perspective). Without one the entry restricts nobody (operator
--- notes, imports). Order of writes: evidence, revision, entry (the evidence of a
--- revision is fixed once the revision row exists).
+-- notes, imports).
 CREATE FUNCTION agent_state._insert_memory(
     agent uuid,
     body text,
@@ -32,7 +31,6 @@ DECLARE
     author uuid;
     observers uuid [];
     convs uuid [] := '{}';
-    rev_at timestamptz;
 BEGIN
     IF source_message IS NOT NULL THEN
         SELECT m.author_id, m.audience, ARRAY[m.conversation_id]
@@ -48,27 +46,34 @@ BEGIN
                 ERRCODE = '22023',
                 MESSAGE = 'source_actor: must be the author of the source message';
         END IF;
-        INSERT INTO agent_state.memory_evidence (runtime_agent_id, entry_id, revision, message_id)
-        VALUES (agent, new_entry, 1, source_message);
     ELSIF source_actor IS NOT NULL THEN
         RAISE EXCEPTION USING
             ERRCODE = '22023',
             MESSAGE = 'source_actor: only the author of a source message can be the source actor';
     END IF;
 
-    INSERT INTO agent_state.memory_revisions AS r
-        (runtime_agent_id, entry_id, revision, operation, body, subject_id, visibility,
-         source_type, source_actor_id, source_message_id, source_import_id,
-         evidence_observers, evidence_conversations)
-    VALUES (agent, new_entry, 1, 'create', body, subject, visibility,
-            source_type, author, source_message, source_import, observers, convs)
-    RETURNING r.created_at INTO rev_at;
-
+    -- One statement, so that even with SET CONSTRAINTS ALL IMMEDIATE the checks
+    -- see the entry, its revision and its evidence together.
+    WITH rev AS (
+        INSERT INTO agent_state.memory_revisions AS r
+            (runtime_agent_id, entry_id, revision, operation, body, subject_id, visibility,
+             source_type, source_actor_id, source_message_id, source_import_id,
+             evidence_observers, evidence_conversations)
+        VALUES (agent, new_entry, 1, 'create', body, subject, visibility,
+                source_type, author, source_message, source_import, observers, convs)
+        RETURNING r.created_at
+    ),
+    ev AS (
+        INSERT INTO agent_state.memory_evidence (runtime_agent_id, entry_id, revision, message_id)
+        SELECT agent, new_entry, 1, source_message
+        WHERE source_message IS NOT NULL
+    )
     INSERT INTO agent_state.memory_entries
         (runtime_agent_id, entry_id, current_revision, live, body, subject_id, visibility,
          source_type, evidence_observers, evidence_conversations, revised_at)
-    VALUES (agent, new_entry, 1, true, body, subject, visibility,
-            source_type, observers, convs, rev_at);
+    SELECT agent, new_entry, 1, true, body, subject, visibility,
+           source_type, observers, convs, rev.created_at
+    FROM rev;
 
     entry := new_entry;
     revision := 1;

@@ -96,7 +96,6 @@ DECLARE
     new_source_type text;
     observers uuid [];
     convs uuid [];
-    rev_at timestamptz;
 BEGIN
     caller_kind := agent_state._bind(agent);
     PERFORM agent_state._need(entry, 'entry');
@@ -181,21 +180,24 @@ BEGIN
         new_source_type := 'agent';
     END IF;
 
-    INSERT INTO agent_state.memory_evidence (runtime_agent_id, entry_id, revision, message_id)
-    SELECT agent, entry, new_rev, v.message_id
-    FROM agent_state.memory_evidence AS v
-    WHERE v.runtime_agent_id = agent AND v.entry_id = entry AND v.revision = cur.current_revision
-    UNION
-    SELECT agent, entry, new_rev, source_message
-    WHERE source_message IS NOT NULL;
-
-    INSERT INTO agent_state.memory_revisions AS r
-        (runtime_agent_id, entry_id, revision, operation, body, subject_id, visibility,
-         source_type, source_actor_id, source_message_id, evidence_observers, evidence_conversations)
-    VALUES (agent, entry, new_rev, 'amend', body, new_subject, new_visibility,
-            new_source_type, msg_author, source_message, observers, convs)
-    RETURNING r.created_at INTO rev_at;
-
+    -- One statement: evidence, revision and entry state are checked together.
+    WITH ev AS (
+        INSERT INTO agent_state.memory_evidence (runtime_agent_id, entry_id, revision, message_id)
+        SELECT agent, entry, new_rev, v.message_id
+        FROM agent_state.memory_evidence AS v
+        WHERE v.runtime_agent_id = agent AND v.entry_id = entry AND v.revision = cur.current_revision
+        UNION
+        SELECT agent, entry, new_rev, source_message
+        WHERE source_message IS NOT NULL
+    ),
+    rev AS (
+        INSERT INTO agent_state.memory_revisions AS r
+            (runtime_agent_id, entry_id, revision, operation, body, subject_id, visibility,
+             source_type, source_actor_id, source_message_id, evidence_observers, evidence_conversations)
+        VALUES (agent, entry, new_rev, 'amend', body, new_subject, new_visibility,
+                new_source_type, msg_author, source_message, observers, convs)
+        RETURNING r.created_at
+    )
     UPDATE agent_state.memory_entries AS e
     SET current_revision = new_rev,
         body = amend.body,
@@ -204,7 +206,8 @@ BEGIN
         source_type = new_source_type,
         evidence_observers = observers,
         evidence_conversations = convs,
-        revised_at = rev_at
+        revised_at = rev.created_at
+    FROM rev
     WHERE e.runtime_agent_id = agent AND e.entry_id = entry;
     RETURN new_rev;
 END
@@ -236,7 +239,6 @@ DECLARE
     caller_kind text;
     cur record;
     new_rev integer;
-    rev_at timestamptz;
 BEGIN
     caller_kind := agent_state._bind(agent);
     PERFORM agent_state._need(entry, 'entry');
@@ -267,24 +269,27 @@ BEGIN
     END IF;
     new_rev := cur.current_revision + 1;
 
-    INSERT INTO agent_state.memory_evidence (runtime_agent_id, entry_id, revision, message_id)
-    SELECT agent, entry, new_rev, v.message_id
-    FROM agent_state.memory_evidence AS v
-    WHERE v.runtime_agent_id = agent AND v.entry_id = entry AND v.revision = cur.current_revision;
-
-    INSERT INTO agent_state.memory_revisions AS r
-        (runtime_agent_id, entry_id, revision, operation, body, subject_id, visibility,
-         source_type, evidence_observers, evidence_conversations, reason)
-    VALUES (agent, entry, new_rev, 'forget', cur.body, cur.subject_id, cur.visibility,
-            CASE caller_kind WHEN 'operator' THEN 'operator' ELSE 'agent' END,
-            cur.evidence_observers, cur.evidence_conversations, reason)
-    RETURNING r.created_at INTO rev_at;
-
+    WITH ev AS (
+        INSERT INTO agent_state.memory_evidence (runtime_agent_id, entry_id, revision, message_id)
+        SELECT agent, entry, new_rev, v.message_id
+        FROM agent_state.memory_evidence AS v
+        WHERE v.runtime_agent_id = agent AND v.entry_id = entry AND v.revision = cur.current_revision
+    ),
+    rev AS (
+        INSERT INTO agent_state.memory_revisions AS r
+            (runtime_agent_id, entry_id, revision, operation, body, subject_id, visibility,
+             source_type, evidence_observers, evidence_conversations, reason)
+        VALUES (agent, entry, new_rev, 'forget', cur.body, cur.subject_id, cur.visibility,
+                CASE caller_kind WHEN 'operator' THEN 'operator' ELSE 'agent' END,
+                cur.evidence_observers, cur.evidence_conversations, reason)
+        RETURNING r.created_at
+    )
     UPDATE agent_state.memory_entries AS e
     SET current_revision = new_rev,
         live = false,
         source_type = CASE caller_kind WHEN 'operator' THEN 'operator' ELSE 'agent' END,
-        revised_at = rev_at
+        revised_at = rev.created_at
+    FROM rev
     WHERE e.runtime_agent_id = agent AND e.entry_id = entry;
     RETURN new_rev;
 END

@@ -41,7 +41,9 @@ BEGIN
     ) AS h;
 
     -- The redaction row comes first: it is what authorises the rewrites below
-    -- (_redaction_allowed), in this transaction only.
+    -- (_redaction_allowed), in this transaction only. Its completeness check runs
+    -- at commit even when the caller set constraints immediate.
+    SET CONSTRAINTS agent_state.memory_redactions_complete_check DEFERRED;
     INSERT INTO agent_state.memory_redactions (runtime_agent_id, entry_id, reason, removed_sha256)
     VALUES (agent, entry, reason, removed);
 

@@ -48,6 +48,9 @@ CREATE TABLE agent_state.memory_revisions (
     evidence_observers uuid [],
     evidence_conversations uuid [] NOT NULL DEFAULT '{}',
     reason text,
+    -- The (top-level) transaction that wrote the revision, checked at its commit:
+    -- evidence rows may be added to a revision only by that transaction.
+    created_xact xid8 NOT NULL DEFAULT pg_current_xact_id(),
     created_at timestamptz NOT NULL DEFAULT clock_timestamp(),
     created_by name NOT NULL DEFAULT current_user,
     CONSTRAINT memory_revisions_pkey PRIMARY KEY (runtime_agent_id, entry_id, revision),
@@ -137,8 +140,7 @@ CREATE TABLE agent_state.memory_evidence (
     message_id uuid NOT NULL,
     CONSTRAINT memory_evidence_pkey PRIMARY KEY (runtime_agent_id, entry_id, revision, message_id),
     CONSTRAINT memory_evidence_revision_fkey FOREIGN KEY (runtime_agent_id, entry_id, revision)
-    REFERENCES agent_state.memory_revisions (runtime_agent_id, entry_id, revision)
-    DEFERRABLE INITIALLY DEFERRED,
+    REFERENCES agent_state.memory_revisions (runtime_agent_id, entry_id, revision),
     CONSTRAINT memory_evidence_message_fkey FOREIGN KEY (runtime_agent_id, message_id)
     REFERENCES agent_state.messages (runtime_agent_id, message_id)
 );
@@ -149,7 +151,7 @@ ON agent_state.memory_evidence (runtime_agent_id, message_id);
 
 COMMENT ON TABLE agent_state.memory_evidence IS
 'Evidence messages of each memory revision (the full set: amendments keep earlier evidence). '
-'Written in the same transaction as, and before, the revision row.';
+'Written only by the transaction that writes the revision.';
 
 -- Revision-specific sharing grants. A grant is never deleted: unshare stamps it.
 CREATE TABLE agent_state.memory_shares (

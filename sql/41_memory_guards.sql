@@ -10,25 +10,70 @@
 --   follows a forget or a redaction, and the source actor is the source message's
 --   author. The one UPDATE allowed is the redaction rewrite: body := '[redacted]',
 --   nothing else, in the transaction that wrote the entry's memory_redactions row.
--- * memory_evidence: append-only, and written before its revision row in the same
---   transaction (its foreign key is deferred), so a committed revision's evidence
---   set never changes.
+-- * memory_evidence: append-only, and written only by the transaction that wrote
+--   its revision (memory_revisions.created_xact, verified at that commit), so a
+--   committed revision's evidence set never changes.
 -- * memory_shares: never deleted; the only change is revoking an active grant,
 --   stamped by the database.
 -- * memory_redactions, memory_imports: append-only (a redaction may add the
 --   snapshot hashes to its own row in the transaction that wrote it).
 
--- NULL-aware set equality for uuid arrays: NULL (unrestricted) equals only NULL.
-CREATE FUNCTION agent_state._same_uuid_set(a uuid [], b uuid [])
-RETURNS boolean
-LANGUAGE sql
-IMMUTABLE
+-- Does the entry's current state equal its latest revision? Raises 23503 when
+-- the current revision is missing and 23514 on any difference: the current
+-- revision must be the latest one, and body, subject, visibility, source type,
+-- evidence fields and revised_at must be copied from it; live must be
+-- (not a forget, not redacted).
+CREATE FUNCTION agent_state._check_entry_state(agent uuid, entry uuid)
+RETURNS void
+LANGUAGE plpgsql
+SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
 AS $$
-    SELECT CASE
-        WHEN a IS NULL OR b IS NULL THEN a IS NULL AND b IS NULL
-        ELSE a OPERATOR(pg_catalog.<@) b AND b OPERATOR(pg_catalog.<@) a
-    END
+#variable_conflict use_variable
+DECLARE
+    ok boolean;
+    has_revision boolean;
+    cur integer;
+BEGIN
+    SELECT e.current_revision, r.revision IS NOT NULL,
+           e.current_revision = (
+               SELECT x.revision FROM agent_state.memory_revisions AS x
+               WHERE x.runtime_agent_id = e.runtime_agent_id AND x.entry_id = e.entry_id
+               ORDER BY x.revision DESC LIMIT 1)
+           AND e.body = r.body
+           AND e.subject_id IS NOT DISTINCT FROM r.subject_id
+           AND e.visibility = r.visibility
+           AND e.source_type = r.source_type
+           AND e.evidence_observers IS NOT DISTINCT FROM r.evidence_observers
+           AND e.evidence_conversations = r.evidence_conversations
+           AND e.revised_at = r.created_at
+           AND e.live = (r.operation <> 'forget' AND NOT EXISTS (
+               SELECT FROM agent_state.memory_redactions AS d
+               WHERE d.runtime_agent_id = e.runtime_agent_id AND d.entry_id = e.entry_id))
+    INTO cur, has_revision, ok
+    FROM agent_state.memory_entries AS e
+    LEFT JOIN agent_state.memory_revisions AS r
+      ON r.runtime_agent_id = e.runtime_agent_id AND r.entry_id = e.entry_id
+     AND r.revision = e.current_revision
+    WHERE e.runtime_agent_id = agent AND e.entry_id = entry;
+    IF NOT FOUND THEN
+        -- The revision's own foreign key reports a missing entry.
+        RETURN;
+    END IF;
+    IF NOT has_revision THEN
+        RAISE EXCEPTION USING
+            ERRCODE = '23503',
+            MESSAGE = pg_catalog.format('memory_entries: entry %s has no revision %s', entry, cur),
+            HINT = 'An entry and its revision commit in one transaction.';
+    END IF;
+    IF ok IS NOT TRUE THEN
+        RAISE EXCEPTION USING
+            ERRCODE = '23514',
+            MESSAGE = pg_catalog.format(
+                'memory_entries: entry %s does not match its latest revision', entry),
+            HINT = 'The current state of an entry is always its latest revision.';
+    END IF;
+END
 $$;
 
 -- Did the current transaction write the redaction row of this entry? The only
@@ -47,60 +92,22 @@ AS $$
     )
 $$;
 
--- Entry: deferred check at commit.
+-- Entry updates that do not advance the current revision (a new revision runs
+-- the full check below): deferred check at commit.
 CREATE FUNCTION agent_state._check_memory_entry()
 RETURNS trigger
 LANGUAGE plpgsql
 SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
 AS $$
-DECLARE
-    ok boolean;
-    has_revision boolean;
 BEGIN
-    SELECT r.revision IS NOT NULL,
-           e.current_revision = (
-               SELECT x.revision FROM agent_state.memory_revisions AS x
-               WHERE x.runtime_agent_id = e.runtime_agent_id AND x.entry_id = e.entry_id
-               ORDER BY x.revision DESC LIMIT 1)
-           AND e.body = r.body
-           AND e.subject_id IS NOT DISTINCT FROM r.subject_id
-           AND e.visibility = r.visibility
-           AND e.source_type = r.source_type
-           AND e.evidence_observers IS NOT DISTINCT FROM r.evidence_observers
-           AND e.evidence_conversations = r.evidence_conversations
-           AND e.revised_at = r.created_at
-           AND e.live = (r.operation <> 'forget' AND NOT EXISTS (
-               SELECT FROM agent_state.memory_redactions AS d
-               WHERE d.runtime_agent_id = e.runtime_agent_id AND d.entry_id = e.entry_id))
-    INTO has_revision, ok
-    FROM agent_state.memory_entries AS e
-    LEFT JOIN agent_state.memory_revisions AS r
-      ON r.runtime_agent_id = e.runtime_agent_id AND r.entry_id = e.entry_id
-     AND r.revision = e.current_revision
-    WHERE e.runtime_agent_id = NEW.runtime_agent_id AND e.entry_id = NEW.entry_id;
-    IF NOT FOUND THEN
-        RETURN NULL;
-    END IF;
-    IF NOT has_revision THEN
-        RAISE EXCEPTION USING
-            ERRCODE = '23503',
-            MESSAGE = pg_catalog.format('memory_entries: entry %s has no revision %s',
-                                        NEW.entry_id, NEW.current_revision),
-            HINT = 'An entry and its revision commit in one transaction.';
-    END IF;
-    IF ok IS NOT TRUE THEN
-        RAISE EXCEPTION USING
-            ERRCODE = '23514',
-            MESSAGE = pg_catalog.format(
-                'memory_entries: entry %s does not match its latest revision', NEW.entry_id),
-            HINT = 'The current state of an entry is always its latest revision.';
-    END IF;
+    PERFORM agent_state._check_entry_state(NEW.runtime_agent_id, NEW.entry_id);
     RETURN NULL;
 END
 $$;
 
--- Revision: deferred check at commit of what a new revision claims.
+-- Revision: deferred check at commit of what a new revision claims, and of the
+-- entry state written with it.
 CREATE FUNCTION agent_state._check_memory_revision()
 RETURNS trigger
 LANGUAGE plpgsql
@@ -113,28 +120,30 @@ DECLARE
     convs uuid [];
     source_author uuid [];
     observers uuid [];
-    prev record;
-    cur_rev integer;
+    bad text;
 BEGIN
-    -- What the evidence gives.
+    IF NEW.created_xact OPERATOR(pg_catalog.<>) pg_catalog.pg_current_xact_id() THEN
+        RAISE EXCEPTION USING
+            ERRCODE = '23514',
+            MESSAGE = pg_catalog.format(
+                'memory_revisions: revision %s of entry %s: created_xact must be the writing transaction',
+                NEW.revision, NEW.entry_id);
+    END IF;
+    -- What the evidence gives (one message: its audience is the observer set).
     SELECT pg_catalog.count(*),
            pg_catalog.count(*) FILTER (WHERE m.audience IS NOT NULL),
            coalesce(pg_catalog.array_agg(DISTINCT m.conversation_id), '{}'),
-           pg_catalog.array_agg(m.author_id) FILTER (WHERE m.message_id = NEW.source_message_id)
-    INTO n_messages, n_private, convs, source_author
+           pg_catalog.array_agg(m.author_id) FILTER (WHERE m.message_id = NEW.source_message_id),
+           pg_catalog.min(m.audience)
+    INTO n_messages, n_private, convs, source_author, observers
     FROM agent_state.memory_evidence AS v
     JOIN agent_state.messages AS m
       ON m.runtime_agent_id = v.runtime_agent_id AND m.message_id = v.message_id
     WHERE v.runtime_agent_id = NEW.runtime_agent_id AND v.entry_id = NEW.entry_id
       AND v.revision = NEW.revision;
-    IF n_private = 1 AND n_messages = 1 THEN
-        SELECT m.audience INTO observers
-        FROM agent_state.memory_evidence AS v
-        JOIN agent_state.messages AS m
-          ON m.runtime_agent_id = v.runtime_agent_id AND m.message_id = v.message_id
-        WHERE v.runtime_agent_id = NEW.runtime_agent_id AND v.entry_id = NEW.entry_id
-          AND v.revision = NEW.revision;
-    ELSIF n_private > 0 THEN
+    IF n_private = 0 THEN
+        observers := NULL;
+    ELSIF n_messages > 1 THEN
         -- Who could observe every non-public evidence message.
         SELECT coalesce(pg_catalog.array_agg(x.a), '{}') INTO observers
         FROM (
@@ -150,8 +159,10 @@ BEGIN
         ) AS x;
     END IF;
 
-    IF NOT agent_state._same_uuid_set(NEW.evidence_observers, observers)
-        OR NOT agent_state._same_uuid_set(NEW.evidence_conversations, convs) THEN
+    -- NULL (unrestricted) equals only NULL; otherwise set equality.
+    IF (NEW.evidence_observers IS NULL) <> (observers IS NULL)
+        OR NOT coalesce(NEW.evidence_observers <@ observers AND observers <@ NEW.evidence_observers, true)
+        OR NOT (NEW.evidence_conversations <@ convs AND convs <@ NEW.evidence_conversations) THEN
         RAISE EXCEPTION USING
             ERRCODE = '23514',
             MESSAGE = pg_catalog.format(
@@ -168,63 +179,41 @@ BEGIN
     END IF;
 
     IF NEW.revision > 1 THEN
-        SELECT r.operation, r.visibility INTO prev
-        FROM agent_state.memory_revisions AS r
-        WHERE r.runtime_agent_id = NEW.runtime_agent_id AND r.entry_id = NEW.entry_id
-          AND r.revision = NEW.revision - 1;
-        IF NOT FOUND THEN
+        SELECT CASE
+                   WHEN p.revision IS NULL THEN 'follows no revision'
+                   WHEN p.operation = 'forget' THEN 'follows a forget'
+                   WHEN p.visibility = 'conversation' AND NEW.visibility <> 'conversation'
+                       THEN 'widens visibility'
+                   WHEN EXISTS (
+                       SELECT FROM agent_state.memory_redactions AS d
+                       WHERE d.runtime_agent_id = NEW.runtime_agent_id AND d.entry_id = NEW.entry_id)
+                       THEN 'follows a redaction'
+                   WHEN EXISTS (
+                       SELECT FROM agent_state.memory_evidence AS v
+                       WHERE v.runtime_agent_id = NEW.runtime_agent_id AND v.entry_id = NEW.entry_id
+                         AND v.revision = NEW.revision - 1
+                         AND NOT EXISTS (
+                             SELECT FROM agent_state.memory_evidence AS w
+                             WHERE w.runtime_agent_id = v.runtime_agent_id AND w.entry_id = v.entry_id
+                               AND w.revision = NEW.revision AND w.message_id = v.message_id))
+                       THEN 'drops evidence of the revision before it'
+               END
+        INTO bad
+        FROM (SELECT 1) AS one
+        LEFT JOIN agent_state.memory_revisions AS p
+          ON p.runtime_agent_id = NEW.runtime_agent_id AND p.entry_id = NEW.entry_id
+         AND p.revision = NEW.revision - 1;
+        IF bad IS NOT NULL THEN
             RAISE EXCEPTION USING
-                ERRCODE = '23514',
-                MESSAGE = pg_catalog.format('memory_revisions: entry %s has no revision %s before %s',
-                                            NEW.entry_id, NEW.revision - 1, NEW.revision);
-        END IF;
-        IF prev.operation = 'forget' THEN
-            RAISE EXCEPTION USING
-                ERRCODE = '55000',
-                MESSAGE = pg_catalog.format('memory_revisions: entry %s is forgotten', NEW.entry_id);
-        END IF;
-        IF prev.visibility = 'conversation' AND NEW.visibility <> 'conversation' THEN
-            RAISE EXCEPTION USING
-                ERRCODE = '23514',
-                MESSAGE = pg_catalog.format(
-                    'memory_revisions: revision %s of entry %s widens visibility', NEW.revision, NEW.entry_id);
-        END IF;
-        IF EXISTS (
-            SELECT FROM agent_state.memory_evidence AS v
-            WHERE v.runtime_agent_id = NEW.runtime_agent_id AND v.entry_id = NEW.entry_id
-              AND v.revision = NEW.revision - 1
-              AND NOT EXISTS (
-                  SELECT FROM agent_state.memory_evidence AS w
-                  WHERE w.runtime_agent_id = v.runtime_agent_id AND w.entry_id = v.entry_id
-                    AND w.revision = NEW.revision AND w.message_id = v.message_id)
-        ) THEN
-            RAISE EXCEPTION USING
-                ERRCODE = '23514',
-                MESSAGE = pg_catalog.format(
-                    'memory_revisions: revision %s of entry %s drops evidence of revision %s',
-                    NEW.revision, NEW.entry_id, NEW.revision - 1);
-        END IF;
-        IF EXISTS (
-            SELECT FROM agent_state.memory_redactions AS d
-            WHERE d.runtime_agent_id = NEW.runtime_agent_id AND d.entry_id = NEW.entry_id
-        ) THEN
-            RAISE EXCEPTION USING
-                ERRCODE = '55000',
-                MESSAGE = pg_catalog.format('memory_revisions: entry %s is redacted', NEW.entry_id);
+                ERRCODE = CASE WHEN bad IN ('follows a forget', 'follows a redaction') THEN '55000'
+                               ELSE '23514' END,
+                MESSAGE = pg_catalog.format('memory_revisions: revision %s of entry %s %s',
+                                            NEW.revision, NEW.entry_id, bad);
         END IF;
     END IF;
 
-    -- A revision is written together with the entry state it produced.
-    SELECT e.current_revision INTO cur_rev
-    FROM agent_state.memory_entries AS e
-    WHERE e.runtime_agent_id = NEW.runtime_agent_id AND e.entry_id = NEW.entry_id;
-    IF cur_rev < NEW.revision THEN
-        RAISE EXCEPTION USING
-            ERRCODE = '23514',
-            MESSAGE = pg_catalog.format(
-                'memory_revisions: revision %s of entry %s is not reflected in the entry',
-                NEW.revision, NEW.entry_id);
-    END IF;
+    -- The revision is written together with the entry state it produced.
+    PERFORM agent_state._check_entry_state(NEW.runtime_agent_id, NEW.entry_id);
     RETURN NULL;
 END
 $$;
@@ -255,7 +244,9 @@ BEGIN
 END
 $$;
 
--- Evidence is written before its revision, in the same transaction.
+-- Evidence belongs to a revision written by the current transaction (a revision
+-- inserted later in this statement or transaction is checked by its foreign key
+-- and by the revision check at commit).
 CREATE FUNCTION agent_state._guard_memory_evidence()
 RETURNS trigger
 LANGUAGE plpgsql
@@ -267,11 +258,12 @@ BEGIN
         SELECT FROM agent_state.memory_revisions AS r
         WHERE r.runtime_agent_id = NEW.runtime_agent_id AND r.entry_id = NEW.entry_id
           AND r.revision = NEW.revision
+          AND r.created_xact OPERATOR(pg_catalog.<>) pg_catalog.pg_current_xact_id()
     ) THEN
         RAISE EXCEPTION USING
             ERRCODE = '42501',
             MESSAGE = pg_catalog.format(
-                'memory_evidence: revision %s of entry %s is already written; its evidence is fixed',
+                'memory_evidence: revision %s of entry %s is already committed; its evidence is fixed',
                 NEW.revision, NEW.entry_id);
     END IF;
     RETURN NEW;
@@ -374,10 +366,14 @@ $$;
 
 -- Triggers.
 
+-- Inserting an entry, or advancing its current revision, always comes with a new
+-- revision (the composite foreign key), whose check covers the entry. Any other
+-- update is checked here.
 CREATE CONSTRAINT TRIGGER memory_entries_revision_check
-AFTER INSERT OR UPDATE ON agent_state.memory_entries
+AFTER UPDATE ON agent_state.memory_entries
 DEFERRABLE INITIALLY DEFERRED
-FOR EACH ROW EXECUTE FUNCTION agent_state._check_memory_entry();
+FOR EACH ROW WHEN (NEW.current_revision <= OLD.current_revision)
+EXECUTE FUNCTION agent_state._check_memory_entry();
 
 CREATE TRIGGER memory_entries_no_delete
 BEFORE DELETE ON agent_state.memory_entries
@@ -400,7 +396,7 @@ CREATE TRIGGER memory_revisions_no_truncate
 BEFORE TRUNCATE ON agent_state.memory_revisions
 FOR EACH STATEMENT EXECUTE FUNCTION agent_state._refuse_change();
 
-CREATE TRIGGER memory_evidence_before_revision
+CREATE TRIGGER memory_evidence_same_transaction
 BEFORE INSERT ON agent_state.memory_evidence
 FOR EACH ROW EXECUTE FUNCTION agent_state._guard_memory_evidence();
 
