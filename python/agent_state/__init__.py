@@ -16,6 +16,7 @@ frozen dataclasses; errors are :class:`Error` subclasses chosen by SQLSTATE.
 
 from __future__ import annotations
 
+from ._install import bundled_version, install
 from .aio import AsyncStore, connect_async
 from .errors import (
     BudgetExhausted,
@@ -30,7 +31,6 @@ from .errors import (
     Retired,
     RevisionConflict,
 )
-from .install import bundled_version, install
 from .results import (
     ActivePersona,
     MemoryRef,

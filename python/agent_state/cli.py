@@ -18,9 +18,9 @@ from typing import TextIO
 from uuid import UUID, uuid4
 
 from . import __version__
+from ._install import install
 from .embedded import ClusterError, TemporaryCluster
 from .errors import Duplicate, Error, NotInstalled
-from .install import install
 from .results import MemoryRevision, PersonaRevision, RecallHit, ToolGrantRevision
 from .store import Store, connect, default_dsn
 

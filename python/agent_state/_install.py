@@ -122,7 +122,11 @@ def install(conn: Connection[Any] | str) -> str:
 
     Everything happens in one transaction (a savepoint if ``conn`` is already in one),
     serialised against concurrent installs with an advisory lock. Needs a role that may
-    create schemas and roles (usually the database owner with CREATEROLE, or a superuser).
+    create schemas in the database, and CREATEROLE if the cluster does not have the
+    ``agent_state_operator``/``agent_state_runtime`` roles yet: a superuser, or on managed
+    PostgreSQL the database owner. The installing role owns the objects but is not made
+    an operator: ``GRANT agent_state_operator TO <role>`` for the roles that administer
+    agents.
     """
     if isinstance(conn, str):
         with psycopg.connect(conn, autocommit=True) as owned:
