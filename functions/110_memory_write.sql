@@ -180,22 +180,24 @@ BEGIN
         new_source_type := 'agent';
     END IF;
 
-    -- One statement: evidence, revision and entry state are checked together.
+    -- One statement, evidence first (see _insert_memory).
     WITH ev AS (
-        INSERT INTO agent_state.memory_evidence (runtime_agent_id, entry_id, revision, message_id)
+        INSERT INTO agent_state.memory_evidence AS w (runtime_agent_id, entry_id, revision, message_id)
         SELECT agent, entry, new_rev, v.message_id
         FROM agent_state.memory_evidence AS v
         WHERE v.runtime_agent_id = agent AND v.entry_id = entry AND v.revision = cur.current_revision
         UNION
         SELECT agent, entry, new_rev, source_message
         WHERE source_message IS NOT NULL
+        RETURNING w.message_id
     ),
     rev AS (
         INSERT INTO agent_state.memory_revisions AS r
             (runtime_agent_id, entry_id, revision, operation, body, subject_id, visibility,
              source_type, source_actor_id, source_message_id, evidence_observers, evidence_conversations)
-        VALUES (agent, entry, new_rev, 'amend', body, new_subject, new_visibility,
-                new_source_type, msg_author, source_message, observers, convs)
+        SELECT agent, entry, new_rev, 'amend', body, new_subject, new_visibility,
+               new_source_type, msg_author, source_message, observers, convs
+        FROM (SELECT pg_catalog.count(*) FROM ev) AS after_evidence
         RETURNING r.created_at
     )
     UPDATE agent_state.memory_entries AS e
@@ -270,18 +272,20 @@ BEGIN
     new_rev := cur.current_revision + 1;
 
     WITH ev AS (
-        INSERT INTO agent_state.memory_evidence (runtime_agent_id, entry_id, revision, message_id)
+        INSERT INTO agent_state.memory_evidence AS w (runtime_agent_id, entry_id, revision, message_id)
         SELECT agent, entry, new_rev, v.message_id
         FROM agent_state.memory_evidence AS v
         WHERE v.runtime_agent_id = agent AND v.entry_id = entry AND v.revision = cur.current_revision
+        RETURNING w.message_id
     ),
     rev AS (
         INSERT INTO agent_state.memory_revisions AS r
             (runtime_agent_id, entry_id, revision, operation, body, subject_id, visibility,
              source_type, evidence_observers, evidence_conversations, reason)
-        VALUES (agent, entry, new_rev, 'forget', cur.body, cur.subject_id, cur.visibility,
-                CASE caller_kind WHEN 'operator' THEN 'operator' ELSE 'agent' END,
-                cur.evidence_observers, cur.evidence_conversations, reason)
+        SELECT agent, entry, new_rev, 'forget', cur.body, cur.subject_id, cur.visibility,
+               CASE caller_kind WHEN 'operator' THEN 'operator' ELSE 'agent' END,
+               cur.evidence_observers, cur.evidence_conversations, reason
+        FROM (SELECT pg_catalog.count(*) FROM ev) AS after_evidence
         RETURNING r.created_at
     )
     UPDATE agent_state.memory_entries AS e

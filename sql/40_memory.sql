@@ -48,9 +48,6 @@ CREATE TABLE agent_state.memory_revisions (
     evidence_observers uuid [],
     evidence_conversations uuid [] NOT NULL DEFAULT '{}',
     reason text,
-    -- The (top-level) transaction that wrote the revision, checked at its commit:
-    -- evidence rows may be added to a revision only by that transaction.
-    created_xact xid8 NOT NULL DEFAULT pg_current_xact_id(),
     created_at timestamptz NOT NULL DEFAULT clock_timestamp(),
     created_by name NOT NULL DEFAULT current_user,
     CONSTRAINT memory_revisions_pkey PRIMARY KEY (runtime_agent_id, entry_id, revision),
@@ -151,7 +148,7 @@ ON agent_state.memory_evidence (runtime_agent_id, message_id);
 
 COMMENT ON TABLE agent_state.memory_evidence IS
 'Evidence messages of each memory revision (the full set: amendments keep earlier evidence). '
-'Written only by the transaction that writes the revision.';
+'Written in the same statement as, and before, the revision row; fixed from then on.';
 
 -- Revision-specific sharing grants. A grant is never deleted: unshare stamps it.
 CREATE TABLE agent_state.memory_shares (

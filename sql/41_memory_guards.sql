@@ -10,9 +10,11 @@
 --   follows a forget or a redaction, and the source actor is the source message's
 --   author. The one UPDATE allowed is the redaction rewrite: body := '[redacted]',
 --   nothing else, in the transaction that wrote the entry's memory_redactions row.
--- * memory_evidence: append-only, and written only by the transaction that wrote
---   its revision (memory_revisions.created_xact, verified at that commit), so a
---   committed revision's evidence set never changes.
+-- * memory_evidence: append-only, and written before its revision row, in the same
+--   statement (its foreign key is checked at the end of that statement): once a
+--   revision row exists its evidence set never changes, so the check of what the
+--   revision claims, run at commit (or at the end of the statement with SET
+--   CONSTRAINTS ALL IMMEDIATE), has seen all of it.
 -- * memory_shares: never deleted; the only change is revoking an active grant,
 --   stamped by the database.
 -- * memory_redactions, memory_imports: append-only (a redaction may add the
@@ -122,13 +124,6 @@ DECLARE
     observers uuid [];
     bad text;
 BEGIN
-    IF NEW.created_xact OPERATOR(pg_catalog.<>) pg_catalog.pg_current_xact_id() THEN
-        RAISE EXCEPTION USING
-            ERRCODE = '23514',
-            MESSAGE = pg_catalog.format(
-                'memory_revisions: revision %s of entry %s: created_xact must be the writing transaction',
-                NEW.revision, NEW.entry_id);
-    END IF;
     -- What the evidence gives (one message: its audience is the observer set).
     SELECT pg_catalog.count(*),
            pg_catalog.count(*) FILTER (WHERE m.audience IS NOT NULL),
@@ -244,9 +239,7 @@ BEGIN
 END
 $$;
 
--- Evidence belongs to a revision written by the current transaction (a revision
--- inserted later in this statement or transaction is checked by its foreign key
--- and by the revision check at commit).
+-- Evidence is written before its revision row (in the same statement).
 CREATE FUNCTION agent_state._guard_memory_evidence()
 RETURNS trigger
 LANGUAGE plpgsql
@@ -258,12 +251,11 @@ BEGIN
         SELECT FROM agent_state.memory_revisions AS r
         WHERE r.runtime_agent_id = NEW.runtime_agent_id AND r.entry_id = NEW.entry_id
           AND r.revision = NEW.revision
-          AND r.created_xact OPERATOR(pg_catalog.<>) pg_catalog.pg_current_xact_id()
     ) THEN
         RAISE EXCEPTION USING
             ERRCODE = '42501',
             MESSAGE = pg_catalog.format(
-                'memory_evidence: revision %s of entry %s is already committed; its evidence is fixed',
+                'memory_evidence: revision %s of entry %s is already written; its evidence is fixed',
                 NEW.revision, NEW.entry_id);
     END IF;
     RETURN NEW;
@@ -396,7 +388,7 @@ CREATE TRIGGER memory_revisions_no_truncate
 BEFORE TRUNCATE ON agent_state.memory_revisions
 FOR EACH STATEMENT EXECUTE FUNCTION agent_state._refuse_change();
 
-CREATE TRIGGER memory_evidence_same_transaction
+CREATE TRIGGER memory_evidence_before_revision
 BEFORE INSERT ON agent_state.memory_evidence
 FOR EACH ROW EXECUTE FUNCTION agent_state._guard_memory_evidence();
 
