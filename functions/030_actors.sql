@@ -44,8 +44,20 @@ BEGIN
     INSERT INTO agent_state.actors AS a (runtime_agent_id, kind, display_name)
     VALUES (agent, kind, display_name)
     RETURNING a.actor_id INTO found_id;
-    INSERT INTO agent_state.actor_identities (runtime_agent_id, connector, external_id, actor_id)
-    VALUES (agent, connector, external_id, found_id);
+    -- link_identity takes the same lock, so under READ COMMITTED nothing can have
+    -- claimed the identity since the check above. Under REPEATABLE READ a claim
+    -- committed after our snapshot makes ON CONFLICT raise 40001 itself; a claim by
+    -- direct DML lands here, and raising rolls back the actor just inserted.
+    INSERT INTO agent_state.actor_identities AS i (runtime_agent_id, connector, external_id, actor_id)
+    VALUES (agent, connector, external_id, found_id)
+    ON CONFLICT ON CONSTRAINT actor_identities_pkey DO NOTHING;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION USING
+            ERRCODE = '40001',
+            MESSAGE = pg_catalog.format('external_id: %s identity %L was claimed concurrently',
+                                        connector, external_id),
+            HINT = 'Retry the transaction.';
+    END IF;
     RETURN found_id;
 END
 $$;
@@ -83,6 +95,10 @@ BEGIN
             EXISTS (SELECT FROM agent_state.actors AS a WHERE a.actor_id = actor));
     END IF;
 
+    -- Same lock as resolve_actor: a concurrent resolution of this identity waits
+    -- for the link and then returns the linked actor instead of failing.
+    PERFORM pg_catalog.pg_advisory_xact_lock(
+        pg_catalog.hashtextextended(agent::text || '/' || connector || '/' || external_id, 0));
     INSERT INTO agent_state.actor_identities AS i (runtime_agent_id, connector, external_id, actor_id)
     VALUES (agent, connector, external_id, actor)
     ON CONFLICT ON CONSTRAINT actor_identities_pkey DO NOTHING;
