@@ -41,8 +41,18 @@ BEGIN
     FROM agent_state.persona_revisions AS r
     WHERE r.runtime_agent_id = agent;
 
-    INSERT INTO agent_state.persona_revisions (runtime_agent_id, revision, body)
-    VALUES (agent, next_rev, body);
+    -- The agent lock serialises writers, but under REPEATABLE READ the maximum
+    -- above comes from an older snapshot: ON CONFLICT then raises 40001 (retry)
+    -- instead of a duplicate-key error. The IF covers direct-DML inserters.
+    INSERT INTO agent_state.persona_revisions AS r (runtime_agent_id, revision, body)
+    VALUES (agent, next_rev, body)
+    ON CONFLICT ON CONSTRAINT persona_revisions_pkey DO NOTHING;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION USING
+            ERRCODE = '40001',
+            MESSAGE = pg_catalog.format('revision: persona revision %s was written concurrently', next_rev),
+            HINT = 'Retry the transaction.';
+    END IF;
     -- The first revision is always activated: an agent never has persona text
     -- without an active revision.
     IF activate OR next_rev = 1 THEN
