@@ -13,7 +13,7 @@ default applies).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar, cast
 from uuid import UUID
 
@@ -134,28 +134,43 @@ class Fn(Generic[R]):
     result: str
     """The result type as ``pg_get_function_result`` prints it."""
     shape: Shape[R]
+    _queries: dict[tuple[str, ...], sql.SQL] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
 
-    def build(self, args: Mapping[str, object]) -> tuple[sql.Composed, list[object]]:
+    def build(self, args: Mapping[str, object]) -> tuple[sql.SQL, list[object]]:
         """The query and parameters for a call with ``args`` (every parameter by name)."""
         unknown = set(args) - {p.name for p in self.params}
         if unknown:
             raise TypeError(f"{self.name}: unexpected arguments {sorted(unknown)}")
-        parts: list[sql.Composable] = []
+        sent: list[str] = []
         values: list[object] = []
         for p in self.params:
             value = args.get(p.name)
             if value is None and p.default:
                 continue
-            parts.append(
-                sql.SQL("{} => {}::{}").format(
-                    sql.Identifier(p.name), sql.Placeholder(), sql.SQL(p.type)
-                )
-            )
+            sent.append(p.name)
             values.append(p.adapt(value))
+        key = tuple(sent)
+        query = self._queries.get(key)
+        if query is None:
+            query = self._queries[key] = self._compose(key)
+        return query, values
+
+    def _compose(self, names: tuple[str, ...]) -> sql.SQL:
+        types = {p.name: p.type for p in self.params}
+        parts = [
+            sql.SQL("{} => {}::{}").format(
+                sql.Identifier(name), sql.Placeholder(), sql.SQL(types[name])
+            )
+            for name in names
+        ]
         query = sql.SQL("SELECT * FROM {}.{}({})").format(
             sql.Identifier(SCHEMA), sql.Identifier(self.name), sql.SQL(", ").join(parts)
         )
-        return query, values
+        # Composed once per combination of given arguments; identifiers here are plain
+        # ASCII, so their quoting does not depend on the connection encoding.
+        return sql.SQL(query.as_string(None))
 
 
 def _p(spec: str) -> Param:
