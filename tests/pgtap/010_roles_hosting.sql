@@ -1,7 +1,7 @@
 -- Roles and hosting: who may create agents and grant hosting, and that hosting
 -- (direct, through a group, revoked) decides which agents a runtime acts for.
 BEGIN;
-SELECT plan(45);
+SELECT plan(46);
 
 -- Fixture. Roles are transactional, so they vanish with the ROLLBACK.
 CREATE ROLE t010_op IN ROLE agent_state_operator;
@@ -174,6 +174,13 @@ SELECT lives_ok($$SELECT agent_state.resolve_actor(pg_temp.id('a'), 'slack', 'U2
 SELECT throws_ok($$SELECT agent_state.resolve_actor(pg_temp.id('b'), 'slack', 'U2')$$, '42501',
                  NULL, 'a dropped host role grants nobody anything');
 RESET ROLE;
+-- (as the superuser, who can read the table and acts as an operator)
+SELECT agent_state.revoke_hosting(h.runtime_agent_id, h.host::regrole)
+FROM agent_state.agent_hosts AS h
+WHERE NOT EXISTS (SELECT FROM pg_catalog.pg_roles AS r WHERE r.oid = h.host) \g /dev/null
+SELECT is((SELECT pg_catalog.count(*) FROM agent_state.agent_hosts AS h
+           WHERE NOT EXISTS (SELECT FROM pg_catalog.pg_roles AS r WHERE r.oid = h.host)),
+          0::bigint, 'revoke_hosting by oid cleans up the row of a dropped role');
 
 -- ---------------------------------------------------------------- bad hosting input
 SET ROLE t010_op;
