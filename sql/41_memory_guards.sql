@@ -181,7 +181,8 @@ BEGIN
                        THEN 'widens visibility'
                    WHEN EXISTS (
                        SELECT FROM agent_state.memory_redactions AS d
-                       WHERE d.runtime_agent_id = NEW.runtime_agent_id AND d.entry_id = NEW.entry_id)
+                       WHERE d.runtime_agent_id = NEW.runtime_agent_id AND d.entry_id = NEW.entry_id
+                         AND d.created_at <= NEW.created_at)
                        THEN 'follows a redaction'
                    WHEN EXISTS (
                        SELECT FROM agent_state.memory_evidence AS v
