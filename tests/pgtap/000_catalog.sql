@@ -1,7 +1,7 @@
 -- Catalog: what a fresh install must look like, checked generically so that
 -- tables and functions added later are covered too.
 BEGIN;
-SELECT plan(61);
+SELECT plan(63);
 
 -- ---------------------------------------------------------------- packaging
 SELECT has_extension('agent_state', 'extension agent_state is installed');
@@ -51,6 +51,19 @@ SELECT ok(
     AND NOT pg_catalog.pg_has_role('agent_state_operator',
         (SELECT n.nspowner FROM pg_catalog.pg_namespace AS n WHERE n.nspname = 'agent_state'), 'MEMBER'),
     'neither group role can become the owner of the schema');
+
+SELECT is_empty($$
+    SELECT a.grantee::regrole::text || ' ' || a.privilege_type
+    FROM pg_catalog.pg_namespace AS n, pg_catalog.aclexplode(n.nspacl) AS a
+    WHERE n.nspname = 'agent_state' AND a.grantee <> n.nspowner
+      AND (a.privilege_type = 'CREATE' OR a.grantee = 0)
+$$, 'nobody but the owner may create objects in agent_state, and PUBLIC has no access to it');
+SELECT ok(
+    pg_catalog.has_schema_privilege('agent_state_runtime', 'agent_state', 'USAGE')
+    AND pg_catalog.has_schema_privilege('agent_state_operator', 'agent_state', 'USAGE')
+    AND NOT pg_catalog.has_schema_privilege('agent_state_runtime', 'agent_state', 'CREATE')
+    AND NOT pg_catalog.has_schema_privilege('agent_state_operator', 'agent_state', 'CREATE'),
+    'both group roles may use the schema, neither may create in it');
 
 -- ---------------------------------------------------------------- tables
 SELECT has_table('agent_state', t, 'table agent_state.' || t || ' exists')

@@ -3,7 +3,7 @@
 -- settings that a naive implementation might read for identity. Every attempt
 -- must raise 42501 and write nothing.
 BEGIN;
-SELECT plan(54);
+SELECT plan(59);
 
 CREATE ROLE t020_op IN ROLE agent_state_operator;
 CREATE ROLE t020_ra LOGIN IN ROLE agent_state_runtime;
@@ -164,6 +164,32 @@ SET LOCAL ROLE t020_ra;
 SELECT throws_ok($$SELECT agent_state.open_conversation(pg_temp.id('b'), 'slack', 'CX')$$, '42501',
                  NULL, 'SET LOCAL ROLE binds the same way');
 RESET ROLE;
+
+-- ---------------------------------------------------------------- defence in depth
+-- Even if a DBA wrongly grants the operator-only functions to a runtime, each one
+-- checks the caller again: nothing is possible, not even for the hosted agent A.
+GRANT EXECUTE ON FUNCTION agent_state.create_agent(text, text, jsonb),
+    agent_state.grant_hosting(uuid, regrole), agent_state.revoke_hosting(uuid, regrole),
+    agent_state.revise_persona(uuid, text, boolean), agent_state.activate_persona(uuid, integer)
+    TO t020_ra;
+SET ROLE t020_ra;
+SELECT throws_ok(s, '42501', NULL, d)
+FROM (VALUES
+    ($$SELECT agent_state.create_agent('t020-granted')$$, 'granted create_agent still refuses a runtime'),
+    ($$SELECT agent_state.grant_hosting(pg_temp.id('b'), 't020_ra')$$,
+     'granted grant_hosting still refuses a runtime'),
+    ($$SELECT agent_state.revoke_hosting(pg_temp.id('a'), 't020_ra')$$,
+     'granted revoke_hosting still refuses a runtime, even for its own agent'),
+    ($$SELECT agent_state.revise_persona(pg_temp.id('a'), 'mine now')$$,
+     'granted revise_persona still refuses a runtime, even for its own agent'),
+    ($$SELECT agent_state.activate_persona(pg_temp.id('b'), 2)$$,
+     'granted activate_persona still refuses a runtime')
+) AS v (s, d);
+RESET ROLE;
+REVOKE EXECUTE ON FUNCTION agent_state.create_agent(text, text, jsonb),
+    agent_state.grant_hosting(uuid, regrole), agent_state.revoke_hosting(uuid, regrole),
+    agent_state.revise_persona(uuid, text, boolean), agent_state.activate_persona(uuid, integer)
+    FROM t020_ra;
 
 -- ---------------------------------------------------------------- null agent
 SET ROLE t020_ra;
