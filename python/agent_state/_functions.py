@@ -158,19 +158,16 @@ class Fn(Generic[R]):
         return query, values
 
     def _compose(self, names: tuple[str, ...]) -> sql.SQL:
+        # Composed once per combination of given arguments. Names and types come from
+        # the table below (not from callers); identifiers are quoted like
+        # psycopg.sql.Identifier does, without needing a connection (psycopg 3.1).
         types = {p.name: p.type for p in self.params}
-        parts = [
-            sql.SQL("{} => {}::{}").format(
-                sql.Identifier(name), sql.Placeholder(), sql.SQL(types[name])
-            )
-            for name in names
-        ]
-        query = sql.SQL("SELECT * FROM {}.{}({})").format(
-            sql.Identifier(SCHEMA), sql.Identifier(self.name), sql.SQL(", ").join(parts)
-        )
-        # Composed once per combination of given arguments; identifiers here are plain
-        # ASCII, so their quoting does not depend on the connection encoding.
-        return sql.SQL(query.as_string(None))
+        args = ", ".join(f"{_ident(name)} => %s::{types[name]}" for name in names)
+        return sql.SQL(f"SELECT * FROM {_ident(SCHEMA)}.{_ident(self.name)}({args})")
+
+
+def _ident(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
 
 
 def _p(spec: str) -> Param:
