@@ -109,22 +109,61 @@ def test_dsn_from_the_environment(
     assert "is installed" in capsys.readouterr().out
 
 
-def test_recall_and_export_commands(dsn: str, capsys: pytest.CaptureFixture[str]) -> None:
+def uuid_after(label: str, output: str) -> UUID:
+    m = re.search(re.escape(label) + r"\s+([0-9a-f-]{36})", output)
+    assert m, f"{label!r} not in output:\n{output}"
+    return UUID(m.group(1))
+
+
+def test_recall_history_and_export_commands(dsn: str, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["demo", "--dsn", dsn]) == 0
     out = capsys.readouterr().out
     agent = agent_of(out)
     memory = out.split("== Memory", 1)[1].split("==", 1)[0]
     if "skipped" in memory:
         pytest.skip("the database has no memory functions yet")
+    entry = uuid_after("remembered from Alice's DM: entry", out)
+    dm = uuid_after("direct conversation with Alice", out)
+    alice = uuid_after("Alice", out)
+
     assert main(["recall", "--dsn", dsn, "--agent", str(agent), "peanuts"]) == 0
     # No conversation given: DM-only evidence is not eligible.
     assert "(nothing eligible)" in capsys.readouterr().out
+    args = ["recall", "--dsn", dsn, "--agent", str(agent), "--conversation", str(dm)]
+    assert main([*args, "--subject", str(alice), "--max-results", "5", "peanuts"]) == 0
+    recalled = capsys.readouterr().out
+    assert f"entry {entry} r1" in recalled and "(subject match)" in recalled
+
+    assert main(["history", "--dsn", dsn, "--agent", str(agent), "--entry", str(entry)]) == 0
+    history = capsys.readouterr().out
+    assert history.startswith(f"memory entry {entry}:")
+    assert re.search(r"r1 create .* perspective, source agent: 'Alice is allergic", history)
+
+    if "== One turn" in out and "skipped" not in out.split("== One turn", 1)[1].split("==")[0]:
+        tool = ["--tool", "demo.menu_lookup"]
+        assert main(["history", "--dsn", dsn, "--agent", str(agent), *tool]) == 0
+        grants = capsys.readouterr().out
+        assert grants.startswith("grants of tool demo.menu_lookup:")
+        assert '{"region": "eu"}' in grants
+
     code = main(["export", "--dsn", dsn, "--agent", str(agent)])
     captured = capsys.readouterr()
     if code == 1 and "export_markdown" in captured.err:
         pytest.skip("the database has no export_markdown yet")
     assert code == 0
     assert "You are Demo, a friendly assistant for a small team." in captured.out
+    assert "Alice is allergic to peanuts." in captured.out
+
+
+def test_bad_arguments_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as info:
+        main(["history", "--dsn", "unused", "--agent", "not-a-uuid"])
+    assert info.value.code == 2
+    assert "not a uuid" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as info:
+        main(["recall", "--dsn", "unused", "--agent", str(uuid4()), "--as-of", "2024-01-01"])
+    assert info.value.code == 2
+    assert "time zone" in capsys.readouterr().err
 
 
 def bundle_built() -> bool:
