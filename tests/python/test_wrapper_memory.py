@@ -8,6 +8,7 @@ they are not in the database, so the tests start running once the SQL lands.
 from __future__ import annotations
 
 import os
+import secrets
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import timedelta
@@ -15,6 +16,8 @@ from uuid import UUID, uuid4
 
 import psycopg
 import pytest
+from psycopg import sql
+from psycopg.conninfo import make_conninfo
 
 import agent_state
 from agent_state import Store
@@ -313,3 +316,49 @@ def test_entries_of_another_perspective(store: Store, world: World, require: Req
     other = store.create_agent(handle=f"mem other {uuid4().hex[:12]}")
     with pytest.raises((agent_state.NotFound, agent_state.CrossPerspectiveReference)):
         store.memory_history(agent=other, entry=ref.entry)
+
+
+@pytest.fixture
+def runtime_dsn(dsn: str, store: Store, world: World) -> Iterator[str]:
+    """A LOGIN role in agent_state_runtime hosting the world's agent."""
+    name = f"wrap mem rt {secrets.token_hex(4)}"
+    password = secrets.token_hex(16)
+    with psycopg.connect(dsn, autocommit=True) as admin:
+        admin.execute(
+            sql.SQL("CREATE ROLE {} LOGIN PASSWORD {} IN ROLE agent_state_runtime").format(
+                sql.Identifier(name), sql.Literal(password)
+            )
+        )
+    store.grant_hosting(agent=world.agent, host=name)
+    try:
+        yield make_conninfo(dsn, user=name, password=password)
+    finally:
+        store.revoke_hosting(agent=world.agent, host=name)
+        with psycopg.connect(dsn, autocommit=True) as admin:
+            admin.execute(sql.SQL("DROP ROLE {}").format(sql.Identifier(name)))
+
+
+def test_runtime_remembers_but_may_not_author(
+    store: Store, world: World, runtime_dsn: str, require: Require
+) -> None:
+    require("remember", "note", "share", "redact", "recall", "memory_history")
+    other = store.create_agent(handle=f"mem not hosted {uuid4().hex[:12]}")
+    with agent_state.connect(runtime_dsn) as rt:
+        ref = rt.remember(
+            agent=world.agent,
+            body="Alice takes the 8:15 train",
+            source_message=world.dm_msg,
+            subject=world.alice,
+        )
+        (rev,) = rt.memory_history(agent=world.agent, entry=ref.entry)
+        assert rev.source_type == "agent" and rev.source_actor == world.alice
+        hits = rt.recall(agent=world.agent, query="train", conversation=world.dm)
+        assert [h.entry for h in hits] == [ref.entry]
+        with pytest.raises(agent_state.PermissionDenied):
+            rt.note(agent=world.agent, body="operators only")
+        with pytest.raises(agent_state.PermissionDenied):
+            rt.share(agent=world.agent, entry=ref.entry, revision=1, conversation=world.group)
+        with pytest.raises(agent_state.PermissionDenied):
+            rt.redact(agent=world.agent, entry=ref.entry, reason="operators only")
+        with pytest.raises(agent_state.PermissionDenied):
+            rt.recall(agent=other, query="train")
