@@ -4,14 +4,46 @@
 
     import agent_state
 
+    agent_state.install(conn)              # plain-SQL install, if not CREATE EXTENSION
     store = agent_state.connect()          # $AGENT_STATE_DSN, else $DATABASE_URL
     agent = store.create_agent(handle="support-bot")
     store.revise_persona(agent=agent, body="You are a careful support agent.")
     with store.transaction():              # several calls, one transaction
-        ...
+        run = store.start_run(agent=agent, budget={"tokens": 200_000})
+        store.checkpoint(agent=agent, run=run, frontier={"step": 1})
 
-One method per SQL function with the same name and parameter names; results are
-frozen dataclasses; errors are :class:`Error` subclasses chosen by SQLSTATE.
+Calls. One method per SQL function (``Store.remember`` calls
+``agent_state.remember``) with the same keyword-only parameter names, ``agent``
+first. An optional argument left as ``None`` is not sent, so the SQL default applies.
+Every call is ``SELECT * FROM agent_state.<function>(<name> => %s::<type>, ...)``;
+the wrapper runs no other SQL (``install`` aside).
+
+Results. Scalars come back as Python values (``UUID``, ``int``, ``str``, ``dict`` for
+jsonb); rows as frozen dataclasses built by column name (:class:`PersonaRevision`,
+:class:`RecallHit`, ...); ``void`` functions return ``None``.
+
+Connections. :class:`Store` takes a ``psycopg.Connection``, a
+``psycopg_pool.ConnectionPool`` or a DSN; :class:`AsyncStore` the async
+counterparts. On an autocommit connection (what :func:`connect` opens) each call is
+its own transaction; ``with store.transaction():`` (``async with`` for
+:class:`AsyncStore`) groups calls, also on a pool, where the block pins one
+connection. A connection that is not in autocommit mode is used as is: commit it.
+
+Errors. Every error is an :class:`Error` with ``sqlstate`` and psycopg's ``diag``,
+chained to the psycopg exception:
+
+=============================  =======================================================
+``PermissionDenied``           42501: may not act for the agent; tool not granted
+``NotFound``                   P0002: unknown agent, entry, run, ... in this perspective
+``InvalidArgument``            22023 and every other class-22 data exception; 42704
+``MissingArgument``            22004: a required argument is null (an InvalidArgument)
+``RevisionConflict``           40001: stale ``expected_revision``
+``Retired``                    55000: forgotten/redacted entry, finished run
+``BudgetExhausted``            53400
+``Duplicate``                  23505: duplicate identity link or handle
+``CrossPerspectiveReference``  23503: a reference into another perspective or run
+``NotInstalled``               42883/3F000: function missing (not installed, too old)
+=============================  =======================================================
 """
 
 from __future__ import annotations
