@@ -30,7 +30,7 @@ DECLARE
     new_entry uuid := pg_catalog.gen_random_uuid();
     author uuid;
     observers uuid [];
-    convs uuid [] := '{}';
+    convs uuid [] := '{}'::uuid [];
 BEGIN
     IF source_message IS NOT NULL THEN
         SELECT m.author_id, m.audience, ARRAY[m.conversation_id]

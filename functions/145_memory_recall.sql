@@ -76,7 +76,7 @@ AS $$
 DECLARE
     settings jsonb;
     boost double precision := 1.0;
-    half_life interval := '30 days';
+    half_life interval := '30 days'::interval;
     half_life_s double precision;
     ref_time timestamptz := coalesce(as_of, pg_catalog.now());
     n integer := LEAST(max_results, 1000);

@@ -365,7 +365,7 @@ $$;
 CREATE CONSTRAINT TRIGGER memory_entries_revision_check
 AFTER UPDATE ON agent_state.memory_entries
 DEFERRABLE INITIALLY DEFERRED
-FOR EACH ROW WHEN (NEW.current_revision <= OLD.current_revision)
+FOR EACH ROW WHEN (new.current_revision <= old.current_revision)
 EXECUTE FUNCTION agent_state._check_memory_entry();
 
 CREATE TRIGGER memory_entries_no_delete

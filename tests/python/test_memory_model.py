@@ -318,7 +318,7 @@ def test_memory_matches_model(module_db_dsn: str) -> None:
     run_state_machine_as_test(
         lambda: MemoryMachine(module_db_dsn),
         settings=settings(
-            max_examples=40,
+            max_examples=30,
             stateful_step_count=15,
             deadline=None,
             suppress_health_check=[HealthCheck.too_slow],
