@@ -81,37 +81,36 @@ COMMENT ON TABLE agent_state.runs IS
 -- Insert triggers of the execution tables run before row-level security checks
 -- the new row, and they read other rows as the owner. So that a role granted
 -- table privileges learns nothing about an agent it may not act for (not even
--- through which error it gets), each of them first checks the caller's right.
-CREATE FUNCTION agent_state._guard_scope(agent uuid)
-RETURNS void
+-- through which error it gets), a guard trigger fires first on each of those
+-- tables: unless the insert runs as the owner of the table (inside our SECURITY
+-- DEFINER functions, which bind the caller before writing), the caller must be
+-- allowed to act for the row's agent (42501). Deliberately not SECURITY DEFINER:
+-- current_user must be the role running the INSERT.
+CREATE FUNCTION agent_state._guard_scope()
+RETURNS trigger
 LANGUAGE plpgsql
-STABLE
-SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
-    IF NOT agent_state._may_act(agent) THEN
+    IF EXISTS (
+        SELECT FROM pg_catalog.pg_class AS c
+        WHERE c.oid = TG_RELID AND c.relowner = (
+            SELECT u.oid FROM pg_catalog.pg_roles AS u WHERE u.rolname = current_user
+        )
+    ) THEN
+        RETURN NEW;
+    END IF;
+    -- The same test as the agent_scope policy, through the helpers it uses (the
+    -- ones granted to the group roles).
+    IF NOT (agent_state._caller_is_operator()
+            OR NEW.runtime_agent_id = ANY (agent_state._hosted_agents())) THEN
         RAISE EXCEPTION USING
             ERRCODE = '42501',
             MESSAGE = pg_catalog.format('runtime_agent_id: role %I may not act for agent %s',
-                                        agent_state._caller(), agent);
+                                        agent_state._caller(), NEW.runtime_agent_id);
     END IF;
+    RETURN NEW;
 END
-$$;
-
--- Is the run's spending at or past one of its limits? Wall time counts from the
--- start of the chain's first run.
-CREATE FUNCTION agent_state._run_over_budget(r agent_state.runs)
-RETURNS boolean
-LANGUAGE sql
-VOLATILE
-SET search_path = pg_catalog, pg_temp
-AS $$
-    SELECT r.spent_tokens >= r.limit_tokens
-        OR r.spent_cost_usd >= r.limit_cost_usd
-        OR r.spent_tool_calls >= r.limit_tool_calls
-        OR pg_catalog.extract('epoch', pg_catalog.clock_timestamp() - r.chain_started_at)
-           >= r.limit_wall_time_seconds
 $$;
 
 -- New runs: a run starts open (or already exhausted when its spending is at a
@@ -127,7 +126,6 @@ AS $$
 DECLARE
     pred agent_state.runs;
 BEGIN
-    PERFORM agent_state._guard_scope(NEW.runtime_agent_id);
     IF NEW.status NOT IN ('open', 'budget_exhausted') THEN
         RAISE EXCEPTION USING
             ERRCODE = '22023', MESSAGE = 'status: a run starts open; finish it with finish_run';
@@ -177,7 +175,13 @@ BEGIN
         END IF;
     END IF;
 
-    IF agent_state._run_over_budget(NEW) THEN
+    -- Spending at or past a limit (wall time counts from the chain's start).
+    IF (NEW.spent_tokens >= NEW.limit_tokens
+            OR NEW.spent_cost_usd >= NEW.limit_cost_usd
+            OR NEW.spent_tool_calls >= NEW.limit_tool_calls
+            OR (NEW.limit_wall_time_seconds IS NOT NULL
+                AND pg_catalog.extract('epoch', pg_catalog.clock_timestamp() - NEW.chain_started_at)
+                >= NEW.limit_wall_time_seconds)) THEN
         NEW.status := 'budget_exhausted';
     END IF;
     RETURN NEW;
@@ -195,18 +199,22 @@ SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
-    IF (pg_catalog.to_jsonb(NEW) - ARRAY['status', 'spent_tokens', 'spent_cost_usd', 'spent_tool_calls',
-                                         'detail', 'finished_at', 'finished_by'])
+    -- Every column but status, spent_* and the finish columns (keep this list
+    -- complete when adding a column).
+    IF (NEW.runtime_agent_id, NEW.run_id, NEW.conversation_id, NEW.trigger_message_id, NEW.continued_from,
+        NEW.chain_root, NEW.chain_started_at, NEW.task_context, NEW.limit_tokens, NEW.limit_cost_usd,
+        NEW.limit_tool_calls, NEW.limit_wall_time_seconds, NEW.created_at, NEW.created_by)
         IS DISTINCT FROM
-       (pg_catalog.to_jsonb(OLD) - ARRAY['status', 'spent_tokens', 'spent_cost_usd', 'spent_tool_calls',
-                                         'detail', 'finished_at', 'finished_by']) THEN
+       (OLD.runtime_agent_id, OLD.run_id, OLD.conversation_id, OLD.trigger_message_id, OLD.continued_from,
+        OLD.chain_root, OLD.chain_started_at, OLD.task_context, OLD.limit_tokens, OLD.limit_cost_usd,
+        OLD.limit_tool_calls, OLD.limit_wall_time_seconds, OLD.created_at, OLD.created_by) THEN
         RAISE EXCEPTION USING
             ERRCODE = '42501',
             MESSAGE = 'runs: only status, spent and finish columns of a run may change',
             HINT = 'Start or continue a run instead.';
     END IF;
     IF OLD.status NOT IN ('open', 'budget_exhausted') THEN
-        IF pg_catalog.to_jsonb(NEW) = pg_catalog.to_jsonb(OLD) THEN
+        IF NEW IS NOT DISTINCT FROM OLD THEN
             RETURN NEW;
         END IF;
         RAISE EXCEPTION USING
@@ -229,7 +237,12 @@ BEGIN
         NEW.finished_at := NULL;
         NEW.finished_by := NULL;
         NEW.detail := NULL;
-        IF NEW.status = 'open' AND agent_state._run_over_budget(NEW) THEN
+        IF NEW.status = 'open' AND (NEW.spent_tokens >= NEW.limit_tokens
+                OR NEW.spent_cost_usd >= NEW.limit_cost_usd
+                OR NEW.spent_tool_calls >= NEW.limit_tool_calls
+                OR (NEW.limit_wall_time_seconds IS NOT NULL
+                    AND pg_catalog.extract('epoch', pg_catalog.clock_timestamp() - NEW.chain_started_at)
+                    >= NEW.limit_wall_time_seconds)) THEN
             NEW.status := 'budget_exhausted';
         END IF;
     ELSE
@@ -240,6 +253,10 @@ BEGIN
     RETURN NEW;
 END
 $$;
+
+CREATE TRIGGER runs_0_scope_guard
+BEFORE INSERT ON agent_state.runs
+FOR EACH ROW EXECUTE FUNCTION agent_state._guard_scope();
 
 CREATE TRIGGER runs_before_insert
 BEFORE INSERT ON agent_state.runs

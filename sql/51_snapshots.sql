@@ -93,7 +93,6 @@ SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
-    PERFORM agent_state._guard_scope(NEW.runtime_agent_id);
     PERFORM agent_state._run_writable(NEW.runtime_agent_id, NEW.run_id);
     NEW.prompt_sha256 := pg_catalog.encode(pg_catalog.sha256(pg_catalog.convert_to(NEW.prompt, 'UTF8')), 'hex');
     NEW.redacted_at := NULL;
@@ -151,7 +150,6 @@ AS $$
 DECLARE
     slots integer;
 BEGIN
-    PERFORM agent_state._guard_scope(NEW.runtime_agent_id);
     SELECT CASE TG_TABLE_NAME WHEN 'snapshot_memory' THEN s.memory_count ELSE s.message_count END
     INTO slots
     FROM agent_state.prompt_snapshots AS s
@@ -188,6 +186,18 @@ BEGIN
     RETURN NULL;
 END
 $$;
+
+CREATE TRIGGER prompt_snapshots_0_scope_guard
+BEFORE INSERT ON agent_state.prompt_snapshots
+FOR EACH ROW EXECUTE FUNCTION agent_state._guard_scope();
+
+CREATE TRIGGER snapshot_memory_0_scope_guard
+BEFORE INSERT ON agent_state.snapshot_memory
+FOR EACH ROW EXECUTE FUNCTION agent_state._guard_scope();
+
+CREATE TRIGGER snapshot_messages_0_scope_guard
+BEFORE INSERT ON agent_state.snapshot_messages
+FOR EACH ROW EXECUTE FUNCTION agent_state._guard_scope();
 
 CREATE TRIGGER prompt_snapshots_before_insert
 BEFORE INSERT ON agent_state.prompt_snapshots

@@ -150,7 +150,6 @@ SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
-    PERFORM agent_state._guard_scope(NEW.runtime_agent_id);
     PERFORM agent_state._charge_run(NEW.runtime_agent_id, NEW.run_id, NEW.tokens, NEW.cost_usd, 0);
     RETURN NEW;
 END
@@ -165,7 +164,6 @@ SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
-    PERFORM agent_state._guard_scope(NEW.runtime_agent_id);
     IF NOT EXISTS (
         SELECT FROM (
             SELECT g.revision, g.enabled
@@ -201,7 +199,6 @@ DECLARE
     last_no integer;
     last_status text;
 BEGIN
-    PERFORM agent_state._guard_scope(NEW.runtime_agent_id);
     PERFORM FROM agent_state.tool_calls AS c
     WHERE c.runtime_agent_id = NEW.runtime_agent_id AND c.tool_call_id = NEW.tool_call_id
     FOR NO KEY UPDATE;
@@ -235,14 +232,33 @@ SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
-    PERFORM agent_state._guard_scope(NEW.runtime_agent_id);
     PERFORM agent_state._run_writable(NEW.runtime_agent_id, NEW.run_id);
-    SELECT coalesce(pg_catalog.max(k.checkpoint), 0) + 1 INTO NEW.checkpoint
+    -- ORDER BY ... LIMIT 1 (not max()): always the backward index scan.
+    SELECT k.checkpoint + 1 INTO NEW.checkpoint
     FROM agent_state.checkpoints AS k
-    WHERE k.runtime_agent_id = NEW.runtime_agent_id AND k.run_id = NEW.run_id;
+    WHERE k.runtime_agent_id = NEW.runtime_agent_id AND k.run_id = NEW.run_id
+    ORDER BY k.checkpoint DESC
+    LIMIT 1;
+    NEW.checkpoint := coalesce(NEW.checkpoint, 1);
     RETURN NEW;
 END
 $$;
+
+CREATE TRIGGER model_calls_0_scope_guard
+BEFORE INSERT ON agent_state.model_calls
+FOR EACH ROW EXECUTE FUNCTION agent_state._guard_scope();
+
+CREATE TRIGGER tool_calls_0_scope_guard
+BEFORE INSERT ON agent_state.tool_calls
+FOR EACH ROW EXECUTE FUNCTION agent_state._guard_scope();
+
+CREATE TRIGGER tool_results_0_scope_guard
+BEFORE INSERT ON agent_state.tool_results
+FOR EACH ROW EXECUTE FUNCTION agent_state._guard_scope();
+
+CREATE TRIGGER checkpoints_0_scope_guard
+BEFORE INSERT ON agent_state.checkpoints
+FOR EACH ROW EXECUTE FUNCTION agent_state._guard_scope();
 
 CREATE TRIGGER model_calls_before_insert
 BEFORE INSERT ON agent_state.model_calls

@@ -2,7 +2,7 @@
 -- runs, direct DML on checkpoints; the recovered state (latest checkpoint,
 -- budget, unknown tool call outcomes across a chain, current persona and grants).
 BEGIN;
-SELECT plan(59);
+SELECT plan(61);
 
 CREATE ROLE t230_op IN ROLE agent_state_operator;
 CREATE ROLE t230_ra IN ROLE agent_state_runtime;
@@ -94,6 +94,14 @@ SELECT throws_ok($$INSERT INTO agent_state.checkpoints (runtime_agent_id, run_id
                    VALUES (pg_temp.id('a'), pg_temp.id('done'), 1, '{}')$$, '42501', NULL,
                  'runtime with table privileges: no checkpoint for another agent, and no hint of its run''s state');
 RESET ROLE;
+GRANT SELECT, INSERT ON agent_state.checkpoints TO t230_ra;
+SET ROLE t230_ra;
+SELECT lives_ok($$INSERT INTO agent_state.checkpoints (runtime_agent_id, run_id, checkpoint, frontier)
+                  VALUES (pg_temp.id('a'), pg_temp.id('other'), 7, '{"direct": "own agent"}')$$,
+                'runtime with table privileges: a direct checkpoint for its own agent passes the guard');
+RESET ROLE;
+SELECT is((SELECT pg_catalog.max(k.checkpoint) FROM agent_state.checkpoints AS k WHERE k.run_id = pg_temp.id('other')),
+          2, '... and is numbered by the database');
 
 -- ---------------------------------------------------------------- recover_run
 SET ROLE t230_ra;
