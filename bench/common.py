@@ -35,7 +35,8 @@ from psycopg import conninfo, sql  # noqa: E402
 
 from agent_state.embedded import TemporaryCluster, find_bindir  # noqa: E402
 
-BUNDLE = ROOT / "build" / "agent_state--0.1.0.sql"
+#: The install script `make` builds; AGENT_STATE_BENCH_BUNDLE may name another one.
+BUNDLE = Path(os.environ.get("AGENT_STATE_BENCH_BUNDLE") or ROOT / "build" / "agent_state--0.1.0.sql")
 
 #: Login roles the benchmarks create (cluster-wide, so reused across databases).
 RUNTIME_ROLE = "bench_runtime"
@@ -56,6 +57,9 @@ CLUSTER_SETTINGS = {
     "max_connections": "60",
     "log_min_messages": "warning",
     "log_min_duration_statement": "-1",
+    # JIT compilation decisions follow cost estimates, which differ between the
+    # product and the bare queries; off, as usual for OLTP, so plans are compared.
+    "jit": "off",
 }
 
 
@@ -143,7 +147,7 @@ class Server:
 def install_bundle(dsn: str) -> None:
     """Load the built bundle as plain SQL (one transaction) into the database."""
     if not BUNDLE.is_file():
-        raise SystemExit(f"{BUNDLE.relative_to(ROOT)} is missing: run `make` first")
+        raise SystemExit(f"{BUNDLE} is missing: run `make` first")
     text = "\n".join(line for line in BUNDLE.read_text().splitlines() if not line.startswith("\\"))
     with psycopg.connect(dsn) as conn:
         conn.execute(sql.SQL(text))  # type: ignore[arg-type]

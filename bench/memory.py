@@ -345,8 +345,9 @@ def count_amends(conn: psycopg.Connection[Any], revisions: str) -> int:
 def write_benchmarks(server: Server, conn: psycopg.Connection[Any], *, agents: int,
                      shapes: list[tuple[str, str, str, str]], clients_list: list[int],
                      seconds: float, targets: int, have_remember: bool, have_amend: bool,
-                     dataset: str) -> list[dict[str, Any]]:
-    """pgbench runs, bare and product interleaved per (operation, clients)."""
+                     dataset: str, rounds: int) -> list[dict[str, Any]]:
+    """pgbench runs, bare and product interleaved per (operation, clients), ``rounds``
+    times; the mean tps of each system is reported."""
     runtime = server.dsn(DB, RUNTIME_ROLE)
     results: list[dict[str, Any]] = []
     for op in ("remember", "amend"):
@@ -358,31 +359,36 @@ def write_benchmarks(server: Server, conn: psycopg.Connection[Any], *, agents: i
             if have:
                 systems.insert(1, ("agent_state", "agent_state.memory_entries",
                                    "agent_state.memory_revisions", "product"))
-            for label, e, r, kind in systems:
-                defines: dict[str, object] = {"agents": agents}
-                if op == "remember":
-                    script = REMEMBER_PRODUCT if kind == "product" else REMEMBER_BARE.format(e=e, r=r)
-                else:
-                    entries = e if kind == "product" else f"bench_bare.{e}"
-                    revisions = r if kind == "product" else f"bench_bare.{r}"
-                    build_targets(conn, entries, targets, 0.42)
-                    slice_ = targets // clients
-                    defines.update(iter=0, nclients=clients, slice=slice_)
-                    script = AMEND_PRODUCT if kind == "product" else AMEND_BARE.format(e=e, r=r)
-                    before = count_amends(conn, revisions)
-                conn.execute("CHECKPOINT")
-                res = pgbench(runtime, script, clients=clients, seconds=seconds,
-                              label=f"{op} {label} {clients}c", defines=defines)
-                if op == "amend":
-                    # every transaction must really have amended (the bare update
-                    # would silently do nothing on a wrong expected revision)
-                    done = count_amends(conn, revisions) - before
-                    if done != res.transactions:
-                        raise RuntimeError(f"{op} {label}: {res.transactions} transactions "
-                                           f"but {done} amend revisions")
-                row[label] = res.tps
-                log(f"  {dataset} {op:8} {clients}c {label:24} {res.tps:10.1f} tps "
-                    f"(avg {res.latency_ms:.3f} ms)")
+            runs: dict[str, list[float]] = {label: [] for label, _, _, _ in systems}
+            for _round in range(rounds):
+                for label, e, r, kind in systems:
+                    defines: dict[str, object] = {"agents": agents}
+                    if op == "remember":
+                        script = REMEMBER_PRODUCT if kind == "product" else REMEMBER_BARE.format(e=e, r=r)
+                    else:
+                        entries = e if kind == "product" else f"bench_bare.{e}"
+                        revisions = r if kind == "product" else f"bench_bare.{r}"
+                        build_targets(conn, entries, targets, 0.42)
+                        slice_ = targets // clients
+                        defines.update(iter=0, nclients=clients, slice=slice_)
+                        script = AMEND_PRODUCT if kind == "product" else AMEND_BARE.format(e=e, r=r)
+                        before = count_amends(conn, revisions)
+                    conn.execute("CHECKPOINT")
+                    res = pgbench(runtime, script, clients=clients, seconds=seconds,
+                                  label=f"{op} {label} {clients}c", defines=defines)
+                    if op == "amend":
+                        # every transaction must really have amended (the bare update
+                        # would silently do nothing on a wrong expected revision)
+                        done = count_amends(conn, revisions) - before
+                        if done != res.transactions:
+                            raise RuntimeError(f"{op} {label}: {res.transactions} transactions "
+                                               f"but {done} amend revisions")
+                    runs[label].append(res.tps)
+                    log(f"  {dataset} {op:8} {clients}c {label:24} {res.tps:10.1f} tps "
+                        f"(avg {res.latency_ms:.3f} ms)")
+            for label, values in runs.items():
+                row[label] = sum(values) / len(values)
+                row[label + " runs"] = values
             results.append(row)
     return results
 
@@ -486,13 +492,15 @@ def main() -> int:
     ap.add_argument("--queries", type=int, help="recall queries per data set (2000)")
     ap.add_argument("--sweep", type=int, help="repetitions per planted word (30)")
     ap.add_argument("--clients", default="1,8")
+    ap.add_argument("--rounds", type=int, help="repetitions of each throughput run, interleaved (2)")
     ap.add_argument("--no-writes", action="store_true")
     ap.add_argument("--explain", action="store_true",
                     help="print EXPLAIN ANALYZE of recall's inner statements for the worst case")
     ap.add_argument("--out", help="write the results as JSON to this file")
     args = ap.parse_args()
-    quick = dict(agents=50, small=20, large=100, big=10000, seconds=2, queries=200, sweep=5)
-    full = dict(agents=1000, small=100, large=1000, big=200000, seconds=20, queries=2000, sweep=30)
+    quick = dict(agents=50, small=20, large=100, big=10000, seconds=2, queries=200, sweep=5, rounds=1)
+    full = dict(agents=1000, small=100, large=1000, big=200000, seconds=15, queries=2000, sweep=30,
+                rounds=2)
     for key, val in (quick if args.quick else full).items():
         if getattr(args, key) is None:
             setattr(args, key, val)
@@ -543,7 +551,8 @@ def main() -> int:
                     results["writes"] += write_benchmarks(
                         server, conn, agents=args.agents, shapes=shapes, clients_list=clients_list,
                         seconds=args.seconds, targets=min(total // 2, 500000) // len(clients_list),
-                        have_remember=have["remember"], have_amend=have["amend"], dataset=label)
+                        have_remember=have["remember"], have_amend=have["amend"], dataset=label,
+                        rounds=args.rounds)
             if args.explain and have["recall"]:
                 worst = max(PLANTED) if args.big >= max(PLANTED) else max(k for k in PLANTED if k <= args.big)
                 results["explain"] = explain_recall(server, big_ctx[0], big_ctx[1], f"plant{worst}")  # type: ignore[index]

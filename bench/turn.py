@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import random
 import sys
 import time
 from pathlib import Path
@@ -158,10 +159,12 @@ CREATE TABLE bench_bare.checkpoints (
 """
 
 
-def setup(conn: psycopg.Connection[Any], agents: int) -> None:
+def setup(conn: psycopg.Connection[Any], agents: int, runs: int) -> None:
     """One agent per client, set up through the product functions as an operator:
     hosting, persona, conversation with two messages, three memories, a granted
-    tool and an open run with a budget."""
+    tool and ``runs`` open runs with a budget (each turn picks one of its agent's
+    runs at random, so a run sees a realistic handful of turns and the tables
+    have realistic sizes)."""
     conn.execute(BARE_DDL)
     conn.execute(
         "SELECT agent_state.register_tool('search', '1', %s)",
@@ -191,17 +194,21 @@ def setup(conn: psycopg.Connection[Any], agents: int) -> None:
             memory.append({"entry": str(entry), "revision": revision})
         conn.execute("SELECT agent_state.grant_tool(%s, 'search', true, %s)",
                      [agent, Jsonb({"max_results": 10})])
-        run = conn.execute(
+        run_ids = [r[0] for r in conn.execute(
             "SELECT agent_state.start_run(agent => %s, conversation => %s, trigger_message => %s, "
-            "budget => %s)", [agent, conv, msgs[1], Jsonb(budget)]).fetchone()[0]  # type: ignore[index]
-        conn.execute(
-            "INSERT INTO bench_bare.runs (runtime_agent_id, run_id, limit_tokens, limit_cost_usd, "
-            "limit_tool_calls) VALUES (%s, %s, %s, %s, %s)",
-            [agent, run, budget["tokens"], budget["cost_usd"], budget["tool_calls"]])
-        conn.execute(
-            "INSERT INTO bench.turn_ctx VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
-            [n, agent, run, rev, Jsonb(memory), msgs, PROMPT, Jsonb(REQUEST), Jsonb(RESPONSE),
-             Jsonb(USAGE), Jsonb(TOOL_INPUT), Jsonb(TOOL_OUTPUT), Jsonb(frontier(1))])
+            "budget => %s) FROM generate_series(1, %s)",
+            [agent, conv, msgs[1], Jsonb(budget), runs]).fetchall()]
+        with conn.cursor() as cur:
+            cur.executemany(
+                "INSERT INTO bench_bare.runs (runtime_agent_id, run_id, limit_tokens, limit_cost_usd, "
+                "limit_tool_calls) VALUES (%s, %s, %s, %s, %s)",
+                [(agent, run, budget["tokens"], budget["cost_usd"], budget["tool_calls"])
+                 for run in run_ids])
+            cur.executemany(
+                "INSERT INTO bench.turn_ctx VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+                [(n * runs + j, agent, run, rev, Jsonb(memory), msgs, PROMPT, Jsonb(REQUEST),
+                  Jsonb(RESPONSE), Jsonb(USAGE), Jsonb(TOOL_INPUT), Jsonb(TOOL_OUTPUT),
+                  Jsonb(frontier(1))) for j, run in enumerate(run_ids)])
     conn.execute("GRANT USAGE ON SCHEMA bench, bench_bare TO agent_state_runtime")
     conn.execute("GRANT SELECT ON ALL TABLES IN SCHEMA bench TO agent_state_runtime")
     conn.execute("GRANT ALL ON ALL TABLES IN SCHEMA bench_bare TO agent_state_runtime")
@@ -210,10 +217,11 @@ def setup(conn: psycopg.Connection[Any], agents: int) -> None:
 
 # ----------------------------------------------------------------- pgbench scripts
 
-CTX = "bench.turn_ctx AS c WHERE c.n = :client_id"
+CTX = "bench.turn_ctx AS c WHERE c.n = :n"
 
 PRODUCT_ONE = """\\set r random(1, 1000000000)
-WITH c AS (SELECT * FROM bench.turn_ctx WHERE n = :client_id),
+\\set n :client_id * :runs + random(0, :runs - 1)
+WITH c AS (SELECT * FROM bench.turn_ctx WHERE n = :n),
 s AS (SELECT c.*, agent_state.snapshot_prompt(agent => c.agent, run => c.run,
           prompt => c.prompt || :r, persona_revision => c.persona_rev,
           memory => c.memory, messages => c.messages) AS snap FROM c),
@@ -228,7 +236,8 @@ SELECT agent_state.checkpoint(agent => x.agent, run => x.run, frontier => x.fron
 """
 
 BARE_ONE = """\\set r random(1, 1000000000)
-WITH c AS (SELECT * FROM bench.turn_ctx WHERE n = :client_id),
+\\set n :client_id * :runs + random(0, :runs - 1)
+WITH c AS (SELECT * FROM bench.turn_ctx WHERE n = :n),
 u AS (UPDATE bench_bare.runs AS r
       SET spent_tokens = r.spent_tokens + (c.usage ->> 'tokens')::numeric,
           spent_cost_usd = r.spent_cost_usd + (c.usage ->> 'cost_usd')::numeric,
@@ -262,6 +271,7 @@ SELECT k.checkpoint FROM k;
 """
 
 PRODUCT_TX = f"""\\set r random(1, 1000000000)
+\\set n :client_id * :runs + random(0, :runs - 1)
 BEGIN;
 SELECT agent_state.snapshot_prompt(agent => c.agent, run => c.run, prompt => c.prompt || :r,
     persona_revision => c.persona_rev, memory => c.memory, messages => c.messages) AS snap
@@ -281,13 +291,14 @@ COMMIT;
 """
 
 BARE_TX = f"""\\set r random(1, 1000000000)
+\\set n :client_id * :runs + random(0, :runs - 1)
 BEGIN;
 UPDATE bench_bare.runs AS r
 SET spent_tokens = r.spent_tokens + (c.usage ->> 'tokens')::numeric,
     spent_cost_usd = r.spent_cost_usd + (c.usage ->> 'cost_usd')::numeric,
     spent_tool_calls = r.spent_tool_calls + 1
 FROM bench.turn_ctx AS c
-WHERE c.n = :client_id AND r.runtime_agent_id = c.agent AND r.run_id = c.run AND r.status = 'open';
+WHERE c.n = :n AND r.runtime_agent_id = c.agent AND r.run_id = c.run AND r.status = 'open';
 INSERT INTO bench_bare.snapshots (runtime_agent_id, run_id, prompt, prompt_sha256,
     persona_revision, memory, messages)
 SELECT c.agent, c.run, c.prompt || :r, encode(sha256(convert_to(c.prompt || :r, 'UTF8')), 'hex'),
@@ -323,23 +334,35 @@ def count_rows(conn: psycopg.Connection[Any], kind: str) -> int:
 
 
 def turn_benchmarks(server: Server, conn: psycopg.Connection[Any], clients_list: list[int],
-                    seconds: float, have: bool) -> list[dict[str, Any]]:
+                    seconds: float, have: bool, runs: int, rounds: int) -> list[dict[str, Any]]:
     runtime = server.dsn(DB, RUNTIME_ROLE)
     out = []
     shapes = [("one statement", BARE_ONE, PRODUCT_ONE),
               ("client transaction", BARE_TX, PRODUCT_TX)]
+    # Warm-up: give every table some history, then ANALYZE, so that the plans the
+    # measured sessions cache are made for tables that have rows (plans cached for
+    # freshly analyzed empty tables are sequential scans, and stay so for the
+    # whole session).
+    for label, script in [("bare", BARE_ONE)] + ([("agent_state", PRODUCT_ONE)] if have else []):
+        pgbench(runtime, script, clients=max(clients_list), seconds=max(2.0, seconds / 4),
+                label=f"warm-up {label}", defines={"runs": runs})
+    conn.execute("VACUUM ANALYZE")
     for shape, bare, product in shapes:
         for clients in clients_list:
             row: dict[str, Any] = {"shape": shape, "clients": clients}
             systems = [("bare", bare)] + ([("agent_state", product)] if have else [])
-            for label, script in systems:
-                conn.execute("CHECKPOINT")
-                res = pgbench(runtime, script, clients=clients, seconds=seconds,
-                              label=f"turn {shape} {label} {clients}c")
-                row[label] = res.tps
-                row[label + " latency ms"] = res.latency_ms
-                log(f"  turn {shape:18} {clients}c {label:12} {res.tps:9.1f} tps "
-                    f"(avg {res.latency_ms:.3f} ms)")
+            tps: dict[str, list[float]] = {label: [] for label, _ in systems}
+            for _round in range(rounds):
+                for label, script in systems:
+                    conn.execute("CHECKPOINT")
+                    res = pgbench(runtime, script, clients=clients, seconds=seconds,
+                                  label=f"turn {shape} {label} {clients}c", defines={"runs": runs})
+                    tps[label].append(res.tps)
+                    log(f"  turn {shape:18} {clients}c {label:12} {res.tps:9.1f} tps "
+                        f"(avg {res.latency_ms:.3f} ms)")
+            for label, values in tps.items():
+                row[label] = sum(values) / len(values)
+                row[label + " runs"] = values
             out.append(row)
     return out
 
@@ -347,37 +370,45 @@ def turn_benchmarks(server: Server, conn: psycopg.Connection[Any], clients_list:
 # ----------------------------------------------------------------- checkpoint vs peer
 
 
-def ours_worker(dsn: str, agents: int) -> Any:
+def ours_worker(dsn: str, runs: int) -> Any:
     def work(index: int, deadline: float) -> tuple[int, list[float]]:
+        rng = random.Random(index)
         with psycopg.connect(dsn, autocommit=True) as conn:
-            agent, run = conn.execute(
-                "SELECT agent, run FROM bench.turn_ctx WHERE n = %s", [index % agents]).fetchone()  # type: ignore[misc]
+            mine = conn.execute(
+                "SELECT agent, run FROM bench.turn_ctx WHERE n / %s = %s ORDER BY n",
+                [runs, index]).fetchall()
             lats: list[float] = []
             step = 0
             q = "SELECT agent_state.checkpoint(agent => %s, run => %s, frontier => %s)"
             while True:
                 step += 1
+                agent, run = rng.choice(mine)
+                state = Jsonb(frontier(step))
                 t = time.perf_counter()
                 if t >= deadline:
                     break
-                conn.execute(q, [agent, run, Jsonb(frontier(step))], prepare=True).fetchone()
+                conn.execute(q, [agent, run, state], prepare=True).fetchone()
                 lats.append(time.perf_counter() - t)
             return len(lats), lats
     return work
 
 
-def peer_worker(dsn: str) -> Any:
+def peer_worker(dsn: str, runs: int) -> Any:
     def work(index: int, deadline: float) -> tuple[int, list[float]]:
         from langgraph.checkpoint.base import empty_checkpoint
         from langgraph.checkpoint.postgres import PostgresSaver
 
+        rng = random.Random(index)
         with PostgresSaver.from_conn_string(dsn) as saver:
-            config: Any = {"configurable": {"thread_id": f"thread-{index}-{time.time_ns()}",
-                                            "checkpoint_ns": ""}}
+            # one thread per run, as many as our side has runs
+            configs: list[Any] = [
+                {"configurable": {"thread_id": f"thread-{index}-{j}-{time.time_ns()}",
+                                  "checkpoint_ns": ""}} for j in range(runs)]
             lats: list[float] = []
             step = 0
             while True:
                 step += 1
+                j = rng.randrange(runs)
                 state = frontier(step)
                 cp = empty_checkpoint()
                 cp["channel_values"] = dict(state)
@@ -386,14 +417,14 @@ def peer_worker(dsn: str) -> Any:
                 t = time.perf_counter()
                 if t >= deadline:
                     break
-                config = saver.put(config, cp, {"source": "loop", "step": step, "parents": {}},
-                                   {k: step for k in state})
+                configs[j] = saver.put(configs[j], cp, {"source": "loop", "step": step, "parents": {}},
+                                       {k: step for k in state})
                 lats.append(time.perf_counter() - t)
             return len(lats), lats
     return work
 
 
-def checkpoint_vs_peer(server: Server, clients_list: list[int], seconds: float, agents: int,
+def checkpoint_vs_peer(server: Server, clients_list: list[int], seconds: float, runs: int,
                        have: bool) -> list[dict[str, Any]]:
     try:
         import langgraph.checkpoint.postgres  # noqa: F401
@@ -409,9 +440,9 @@ def checkpoint_vs_peer(server: Server, clients_list: list[int], seconds: float, 
     out = []
     for clients in clients_list:
         row: dict[str, Any] = {"clients": clients}
-        systems = [("langgraph PostgresSaver.put", peer_worker(peer_dsn))]
+        systems = [("langgraph PostgresSaver.put", peer_worker(peer_dsn, runs))]
         if have:
-            systems.append(("agent_state.checkpoint", ours_worker(server.dsn(DB, RUNTIME_ROLE), agents)))
+            systems.append(("agent_state.checkpoint", ours_worker(server.dsn(DB, RUNTIME_ROLE), runs)))
         for label, fn in systems:
             with server.connect() as c:
                 c.execute("CHECKPOINT")
@@ -438,11 +469,17 @@ def main() -> int:
     ap.add_argument("--quick", action="store_true", help="short runs (< 2 min)")
     ap.add_argument("--seconds", type=float, help="length of each run (20; quick 3)")
     ap.add_argument("--clients", default="1,8")
+    ap.add_argument("--rounds", type=int, help="repetitions of each turn run, interleaved (2; quick 1)")
+    ap.add_argument("--runs", type=int, help="open runs per agent, a turn picks one (500; quick 50)")
     ap.add_argument("--no-peer", action="store_true")
     ap.add_argument("--out", help="write the results as JSON to this file")
     args = ap.parse_args()
     if args.seconds is None:
-        args.seconds = 3 if args.quick else 20
+        args.seconds = 3 if args.quick else 15
+    if args.rounds is None:
+        args.rounds = 1 if args.quick else 2
+    if args.runs is None:
+        args.runs = 50 if args.quick else 500
     clients_list = [int(c) for c in args.clients.split(",")]
     agents = max(clients_list)
     results: dict[str, Any] = {"config": {k: v for k, v in vars(args).items() if k != "out"}}
@@ -460,18 +497,19 @@ def main() -> int:
         with server.connect(DB) as conn:
             if all_there:
                 with timed("setup"):
-                    setup(conn, agents)
+                    setup(conn, agents, args.runs)
             else:
                 conn.execute(BARE_DDL)
             with timed("turn throughput"):
-                results["turn"] = turn_benchmarks(server, conn, clients_list, args.seconds, all_there)
+                results["turn"] = turn_benchmarks(server, conn, clients_list, args.seconds, all_there, args.runs,
+                                                 args.rounds)
             if all_there:
                 n = count_rows(conn, "product")
                 results["product_checkpoints_written"] = n
             if not args.no_peer:
                 with timed("checkpoint against the peer"):
                     results["checkpoint"] = checkpoint_vs_peer(
-                        server, clients_list, args.seconds, agents, have.get("checkpoint", False) and all_there)
+                        server, clients_list, args.seconds, args.runs, have.get("checkpoint", False) and all_there)
         server.drop_database(DB)
     report(results)
     if args.out:
