@@ -207,31 +207,30 @@ def load(conn: psycopg.Connection[Any], *, first: int, last: int, per_agent: int
         with conn.transaction():
             for name, _ in gins:
                 conn.execute(f"DROP INDEX {name}")
-            # The product's write order: evidence, revision, entry (the entry's
-            # revised_at is its revision's created_at).
-            conn.execute(
-                "INSERT INTO agent_state.memory_evidence (runtime_agent_id, entry_id, revision, message_id) "
-                "SELECT agent, entry_id, 1, msg FROM bench.stage")
+            # The product's write order, in one statement as the product does it:
+            # evidence, then revision (the evidence of an existing revision is
+            # fixed), then entry (its revised_at is its revision's created_at).
             conn.execute(
                 """
-                INSERT INTO agent_state.memory_revisions
-                    (runtime_agent_id, entry_id, revision, operation, body, subject_id, visibility,
-                     source_type, source_actor_id, source_message_id, evidence_observers,
-                     evidence_conversations)
-                SELECT agent, entry_id, 1, 'create', body, subject, 'perspective',
-                       'agent', actor, msg, ARRAY[actor], ARRAY[conv]
-                FROM bench.stage
-                """)
-            conn.execute(
-                """
+                WITH ev AS (
+                    INSERT INTO agent_state.memory_evidence (runtime_agent_id, entry_id, revision, message_id)
+                    SELECT agent, entry_id, 1, msg FROM bench.stage
+                    RETURNING 1),
+                rev AS (
+                    INSERT INTO agent_state.memory_revisions
+                        (runtime_agent_id, entry_id, revision, operation, body, subject_id, visibility,
+                         source_type, source_actor_id, source_message_id, evidence_observers,
+                         evidence_conversations)
+                    SELECT agent, entry_id, 1, 'create', body, subject, 'perspective',
+                           'agent', actor, msg, ARRAY[actor], ARRAY[conv]
+                    FROM bench.stage, (SELECT count(*) FROM ev) AS after_evidence
+                    RETURNING runtime_agent_id, entry_id, created_at)
                 INSERT INTO agent_state.memory_entries
                     (runtime_agent_id, entry_id, current_revision, live, body, subject_id,
                      visibility, source_type, evidence_observers, evidence_conversations, revised_at)
                 SELECT s.agent, s.entry_id, 1, true, s.body, s.subject, 'perspective',
                        'agent', ARRAY[s.actor], ARRAY[s.conv], r.created_at
-                FROM bench.stage AS s
-                JOIN agent_state.memory_revisions AS r
-                  ON r.runtime_agent_id = s.agent AND r.entry_id = s.entry_id AND r.revision = 1
+                FROM rev AS r JOIN bench.stage AS s ON s.agent = r.runtime_agent_id AND s.entry_id = r.entry_id
                 """)
         with timed("rebuild product GIN indexes"):
             for _, ddl in gins:
