@@ -105,6 +105,19 @@ BEGIN
             MESSAGE = pg_catalog.format('memory[%s]: unknown memory entry %s revision %s',
                                         bad.ix, bad.entry, bad.rev);
     END IF;
+    SELECT u.ord - 1 AS ix, u.entry INTO bad
+    FROM ROWS FROM (pg_catalog.unnest(mem_entries)) WITH ORDINALITY AS u (entry, ord)
+    WHERE EXISTS (
+        SELECT FROM agent_state.memory_redactions AS d
+        WHERE d.runtime_agent_id = agent AND d.entry_id = u.entry
+    )
+    ORDER BY u.ord
+    LIMIT 1;
+    IF FOUND THEN
+        RAISE EXCEPTION USING
+            ERRCODE = '55000',
+            MESSAGE = pg_catalog.format('memory[%s]: memory entry %s is redacted', bad.ix, bad.entry);
+    END IF;
     SELECT u.ord - 1 AS ix, u.id INTO bad
     FROM pg_catalog.unnest(messages) WITH ORDINALITY AS u (id, ord)
     WHERE NOT EXISTS (
@@ -157,8 +170,9 @@ COMMENT ON FUNCTION agent_state.snapshot_prompt(uuid, uuid, text, integer, jsonb
 '10,000,000 characters, else 22023), its sha256 (hex), and the sources used: persona revision, '
 'memory revisions as [{"entry": uuid, "revision": n}] (malformed: 22023 naming memory[i]) and '
 'messages. Sources must be this agent''s (P0002 unknown, 23503 another agent''s; enforced by '
-'composite foreign keys). The run must be unfinished (55000). Snapshots are immutable; only '
-'redact blanks the prompt of a snapshot that used a redacted entry.';
+'composite foreign keys); a redacted entry cannot be used (55000). The run must be unfinished '
+'(55000). Snapshots are immutable; only redact blanks the prompt of a snapshot that used a '
+'redacted entry.';
 
 CREATE FUNCTION agent_state.snapshot_sources(agent uuid, snapshot uuid)
 RETURNS TABLE (kind text, entry uuid, revision integer, message uuid, persona_revision integer)

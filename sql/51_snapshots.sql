@@ -164,6 +164,28 @@ BEGIN
 END
 $$;
 
+-- A new snapshot cannot use a revision of a redacted entry: every snapshot that
+-- used one has its prompt erased, and one written later would bring the erased
+-- text back (55000, like any write to retired state).
+CREATE FUNCTION agent_state._snapshot_memory_not_redacted()
+RETURNS trigger
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF EXISTS (
+        SELECT FROM agent_state.memory_redactions AS d
+        WHERE d.runtime_agent_id = NEW.runtime_agent_id AND d.entry_id = NEW.entry_id
+    ) THEN
+        RAISE EXCEPTION USING
+            ERRCODE = '55000',
+            MESSAGE = pg_catalog.format('snapshot_memory: memory entry %s is redacted', NEW.entry_id);
+    END IF;
+    RETURN NEW;
+END
+$$;
+
 -- At commit: a new snapshot has exactly the sources it declares.
 CREATE FUNCTION agent_state._check_snapshot_sources()
 RETURNS trigger
@@ -223,6 +245,10 @@ FOR EACH ROW EXECUTE FUNCTION agent_state._check_snapshot_sources();
 CREATE TRIGGER snapshot_memory_slot
 BEFORE INSERT ON agent_state.snapshot_memory
 FOR EACH ROW EXECUTE FUNCTION agent_state._snapshot_source_slot();
+
+CREATE TRIGGER snapshot_memory_not_redacted
+BEFORE INSERT ON agent_state.snapshot_memory
+FOR EACH ROW EXECUTE FUNCTION agent_state._snapshot_memory_not_redacted();
 
 CREATE TRIGGER snapshot_messages_slot
 BEFORE INSERT ON agent_state.snapshot_messages

@@ -1,7 +1,7 @@
 -- Prompt snapshots: snapshot_prompt, snapshot_sources, the source foreign keys
 -- across perspectives, immutability for every role, and the redaction rewrite.
 BEGIN;
-SELECT plan(88);
+SELECT plan(91);
 
 CREATE ROLE t210_op IN ROLE agent_state_operator;
 CREATE ROLE t210_ra IN ROLE agent_state_runtime;
@@ -351,6 +351,23 @@ SELECT throws_ok($$UPDATE agent_state.prompt_snapshots SET prompt = 'restored' W
                  '42501', NULL, 'a redacted snapshot never changes again');
 SELECT is((SELECT s.prompt FROM agent_state.prompt_snapshots AS s WHERE s.snapshot_id = pg_temp.id('b_snap')),
           'B prompt', 'another agent''s snapshots are untouched');
+CREATE TEMP TABLE n_red AS SELECT pg_temp.snapshot_rows() AS n;
+SET ROLE t210_ra;
+SELECT throws_ok($$SELECT agent_state.snapshot_prompt(pg_temp.id('a'), pg_temp.id('run'), 'Ann likes tea',
+                   memory => pg_temp.mem('e2', '1', 'e1', '2'))$$,
+                 '55000', 'memory[1]: memory entry ' || pg_temp.id('e1') || ' is redacted',
+                 'a new snapshot cannot use a revision of a redacted entry');
+RESET ROLE;
+SELECT is(pg_temp.snapshot_rows(), (SELECT n FROM n_red), '... and nothing was written');
+WITH d AS (
+    INSERT INTO agent_state.prompt_snapshots (runtime_agent_id, run_id, prompt, prompt_sha256, memory_count)
+    VALUES (pg_temp.id('a'), pg_temp.id('run'), 'direct', '', 1)
+    RETURNING snapshot_id
+)
+INSERT INTO pg_temp.ids SELECT 'direct_red', d.snapshot_id FROM d;
+SELECT throws_ok($$INSERT INTO agent_state.snapshot_memory VALUES
+                   (pg_temp.id('a'), pg_temp.id('direct_red'), pg_temp.id('e1'), 2, 1)$$,
+                 '55000', NULL, 'direct insert: a snapshot source that is a redacted entry: 55000');
 
 SELECT * FROM finish();
 ROLLBACK;
