@@ -15,43 +15,15 @@
 -- newest revision, then entry id. At most 1,000 rows per call (larger max_results
 -- are capped).
 
--- Target audience of a conversation: that of its latest message (latest
--- observed_at, then latest recorded), among messages recorded by as_of when given.
-CREATE FUNCTION agent_state._target_audience(
-    agent uuid, conversation uuid, as_of timestamptz,
-    OUT known boolean, OUT audience uuid []
-)
-LANGUAGE plpgsql
-STABLE
-SECURITY DEFINER
-SET search_path = pg_catalog, pg_temp
-AS $$
-#variable_conflict use_variable
-BEGIN
-    known := false;
-    IF conversation IS NULL THEN
-        RETURN;
-    END IF;
-    IF NOT EXISTS (
-        SELECT FROM agent_state.conversations AS c
-        WHERE c.runtime_agent_id = agent AND c.conversation_id = conversation
-    ) THEN
-        PERFORM agent_state._missing('conversation', 'conversation', conversation,
-            EXISTS (SELECT FROM agent_state.conversations AS c WHERE c.conversation_id = conversation));
-    END IF;
-    SELECT true, m.audience INTO known, audience
-    FROM agent_state.messages AS m
-    WHERE m.runtime_agent_id = agent AND m.conversation_id = conversation
-      AND (as_of IS NULL OR m.created_at <= as_of)
-    ORDER BY m.observed_at DESC, m.seq DESC
-    LIMIT 1;
-    known := coalesce(known, false);
-END
-$$;
-
 -- Ranked eligible memory for one target. With fill, the rows relevant to the
 -- query come first and the newest other eligible entries fill up to max_results
 -- (text_rank 0, score 0).
+--
+-- Generic plans, always: the expanded eligibility query costs more to plan than
+-- to run, and its branches are chosen at run time (one-time filters on the
+-- parameters); the live branch with a query keeps its bitmap scan of
+-- memory_entries_search_idx on (ARRAY[agent], tsv) with the agent and the query
+-- as parameters.
 CREATE FUNCTION agent_state._rank_memory(
     agent uuid,
     query tsquery,
@@ -71,6 +43,7 @@ LANGUAGE plpgsql
 STABLE
 SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
+SET plan_cache_mode = force_generic_plan
 AS $$
 #variable_conflict use_variable
 DECLARE
@@ -159,21 +132,6 @@ BEGIN
 END
 $$;
 
-CREATE FUNCTION agent_state._check_max_results(max_results integer)
-RETURNS void
-LANGUAGE plpgsql
-SET search_path = pg_catalog, pg_temp
-AS $$
-BEGIN
-    IF max_results IS NULL THEN
-        RAISE EXCEPTION USING ERRCODE = '22004', MESSAGE = 'max_results: must not be null';
-    END IF;
-    IF max_results < 1 THEN
-        RAISE EXCEPTION USING ERRCODE = '22023', MESSAGE = 'max_results: must be at least 1';
-    END IF;
-END
-$$;
-
 CREATE FUNCTION agent_state.recall(
     agent uuid,
     query text,
@@ -194,10 +152,16 @@ AS $$
 #variable_conflict use_variable
 DECLARE
     q tsquery;
-    target record;
+    known boolean := false;
+    target_audience uuid [];
 BEGIN
     PERFORM agent_state._bind(agent);
-    PERFORM agent_state._check_max_results(max_results);
+    IF max_results IS NULL THEN
+        RAISE EXCEPTION USING ERRCODE = '22004', MESSAGE = 'max_results: must not be null';
+    END IF;
+    IF max_results < 1 THEN
+        RAISE EXCEPTION USING ERRCODE = '22023', MESSAGE = 'max_results: must be at least 1';
+    END IF;
     IF pg_catalog.length(query) > 10000 THEN
         RAISE EXCEPTION USING ERRCODE = '22023', MESSAGE = 'query: longer than 10000 characters';
     END IF;
@@ -208,7 +172,24 @@ BEGIN
         PERFORM agent_state._missing('actor', 'current_subject', current_subject,
             EXISTS (SELECT FROM agent_state.actors AS a WHERE a.actor_id = current_subject));
     END IF;
-    target := agent_state._target_audience(agent, conversation, as_of);
+    -- The target audience: that of the conversation's latest message (latest
+    -- observed_at, then latest recorded), among those recorded by as_of.
+    IF conversation IS NOT NULL THEN
+        IF NOT EXISTS (
+            SELECT FROM agent_state.conversations AS c
+            WHERE c.runtime_agent_id = agent AND c.conversation_id = conversation
+        ) THEN
+            PERFORM agent_state._missing('conversation', 'conversation', conversation,
+                EXISTS (SELECT FROM agent_state.conversations AS c WHERE c.conversation_id = conversation));
+        END IF;
+        SELECT true, m.audience INTO known, target_audience
+        FROM agent_state.messages AS m
+        WHERE m.runtime_agent_id = agent AND m.conversation_id = conversation
+          AND (as_of IS NULL OR m.created_at <= as_of)
+        ORDER BY m.observed_at DESC, m.seq DESC
+        LIMIT 1;
+        known := coalesce(known, false);
+    END IF;
     -- websearch_to_tsquery accepts any text; a query without lexemes (null,
     -- blank, stop words only, punctuation) ranks by subject and recency alone.
     IF pg_catalog.btrim(query, E' \t\r\n') <> '' THEN
@@ -219,7 +200,7 @@ BEGIN
     END IF;
     RETURN QUERY
     SELECT r.entry, r.revision, r.body, r.subject, r.score, r.text_rank, r.subject_match, r.age
-    FROM agent_state._rank_memory(agent, q, conversation, target.known, target.audience,
+    FROM agent_state._rank_memory(agent, q, conversation, known, target_audience,
                                   current_subject, max_results, as_of, false) AS r;
 END
 $$;
@@ -261,7 +242,12 @@ DECLARE
 BEGIN
     PERFORM agent_state._bind(agent);
     PERFORM agent_state._need(conversation, 'conversation');
-    PERFORM agent_state._check_max_results(max_results);
+    IF max_results IS NULL THEN
+        RAISE EXCEPTION USING ERRCODE = '22004', MESSAGE = 'max_results: must not be null';
+    END IF;
+    IF max_results < 1 THEN
+        RAISE EXCEPTION USING ERRCODE = '22023', MESSAGE = 'max_results: must be at least 1';
+    END IF;
     IF NOT EXISTS (
         SELECT FROM agent_state.conversations AS c
         WHERE c.runtime_agent_id = agent AND c.conversation_id = conversation
