@@ -76,8 +76,7 @@ DECLARE
 BEGIN
     PERFORM agent_state._need_json(budget, 'budget', ARRAY['object']);
     SELECT k INTO unknown
-    FROM pg_catalog.jsonb_object_keys(budget) AS k
-    WHERE k <> ALL (ARRAY['tokens', 'cost_usd', 'tool_calls', 'wall_time_seconds'])
+    FROM pg_catalog.jsonb_object_keys(budget - ARRAY['tokens', 'cost_usd', 'tool_calls', 'wall_time_seconds']) AS k
     ORDER BY k
     LIMIT 1;
     IF FOUND THEN
@@ -104,6 +103,11 @@ DECLARE
     unknown text;
 BEGIN
     PERFORM agent_state._need_json(usage, 'usage', ARRAY['object']);
+    IF (usage - ARRAY['tokens', 'cost_usd']) = '{}'::jsonb THEN
+        tokens := coalesce(agent_state._json_amount(usage, 'usage', 'tokens', false, true, 1e15), 0);
+        cost_usd := coalesce(agent_state._json_amount(usage, 'usage', 'cost_usd', false, false, 1e12), 0);
+        RETURN;
+    END IF;
     SELECT k INTO unknown
     FROM pg_catalog.jsonb_object_keys(usage) AS k
     WHERE k <> ALL (ARRAY['tokens', 'cost_usd'])

@@ -41,7 +41,7 @@ BEGIN
                        THEN 'must be an object {"entry": uuid, "revision": n}'
                    WHEN NOT e.elem ? 'entry' THEN 'entry is missing'
                    WHEN NOT e.elem ? 'revision' THEN 'revision is missing'
-                   WHEN (SELECT pg_catalog.count(*) FROM pg_catalog.jsonb_object_keys(e.elem)) <> 2
+                   WHEN (e.elem - ARRAY['entry', 'revision']) <> '{}'::jsonb
                        THEN 'unknown key; an element has only entry and revision'
                    WHEN pg_catalog.jsonb_typeof(e.elem -> 'entry') <> 'string' THEN 'entry must be a uuid'
                    WHEN (e.elem ->> 'entry') !~ (

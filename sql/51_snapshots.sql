@@ -237,10 +237,13 @@ CREATE TRIGGER prompt_snapshots_no_truncate
 BEFORE TRUNCATE ON agent_state.prompt_snapshots
 FOR EACH STATEMENT EXECUTE FUNCTION agent_state._refuse_change();
 
+-- (A snapshot declaring no sources has no slot to fill.)
 CREATE CONSTRAINT TRIGGER prompt_snapshots_sources_check
 AFTER INSERT ON agent_state.prompt_snapshots
 DEFERRABLE INITIALLY DEFERRED
-FOR EACH ROW EXECUTE FUNCTION agent_state._check_snapshot_sources();
+FOR EACH ROW
+WHEN (NEW.memory_count > 0 OR NEW.message_count > 0)
+EXECUTE FUNCTION agent_state._check_snapshot_sources();
 
 CREATE TRIGGER snapshot_memory_slot
 BEFORE INSERT ON agent_state.snapshot_memory
