@@ -82,35 +82,25 @@ BEGIN
             ERRCODE = '22023', MESSAGE = 'settings: recency_half_life must be a positive interval';
     END IF;
 
+    -- The age interval is computed only for the rows returned.
     RETURN QUERY
-    WITH hits AS (
+    WITH top AS (
         SELECT h.entry_id, h.revision, h.body, h.subject_id, h.revised_at, h.text_rank,
-               coalesce(h.subject_id = current_subject, false) AS subject_match,
-               GREATEST(ref_time - h.revised_at, interval '0') AS age
+               h.text_rank
+               * CASE WHEN h.subject_id = current_subject THEN 1 + boost ELSE 1 END
+               * pg_catalog.power(0.5::double precision,
+                                  LEAST(GREATEST(pg_catalog.date_part('epoch', ref_time - h.revised_at),
+                                                 0::double precision) / half_life_s,
+                                        830::double precision)) AS score,
+               1 AS grp
         FROM agent_state._eligible_memory(agent, query, target_conversation, target_known,
                                           target_audience, as_of) AS h
-    ),
-    scored AS (
-        SELECT h.*,
-               h.text_rank
-               * CASE WHEN h.subject_match THEN 1 + boost ELSE 1 END
-               * pg_catalog.power(0.5::double precision,
-                                  LEAST(pg_catalog.date_part('epoch', h.age) / half_life_s,
-                                                   830::double precision)) AS score
-        FROM hits AS h
-    ),
-    top AS (
-        SELECT s.*, 1 AS grp
-        FROM scored AS s
-        ORDER BY s.score DESC, s.revised_at DESC, s.entry_id
+        ORDER BY 7 DESC, h.revised_at DESC, h.entry_id
         LIMIT n
     ),
     filler AS (
         SELECT f.entry_id, f.revision, f.body, f.subject_id, f.revised_at,
-               0::double precision AS text_rank,
-               coalesce(f.subject_id = current_subject, false) AS subject_match,
-               GREATEST(ref_time - f.revised_at, interval '0') AS age,
-               0::double precision AS score, 2 AS grp
+               0::double precision AS text_rank, 0::double precision AS score, 2 AS grp
         FROM agent_state._eligible_memory(agent, NULL, target_conversation, target_known,
                                           target_audience, as_of) AS f
         WHERE fill AND query IS NOT NULL
@@ -118,14 +108,14 @@ BEGIN
         ORDER BY f.revised_at DESC, f.entry_id
         LIMIT GREATEST(n - (SELECT pg_catalog.count(*) FROM top), 0)
     )
-    SELECT u.entry_id, u.revision, u.body, u.subject_id, u.score, u.text_rank, u.subject_match, u.age
+    SELECT u.entry_id, u.revision, u.body, u.subject_id, u.score, u.text_rank,
+           coalesce(u.subject_id = current_subject, false),
+           GREATEST(ref_time - u.revised_at, interval '0')
     FROM (
-        SELECT t.entry_id, t.revision, t.body, t.subject_id, t.score, t.text_rank, t.subject_match,
-               t.age, t.revised_at, t.grp
+        SELECT t.entry_id, t.revision, t.body, t.subject_id, t.score, t.text_rank, t.revised_at, t.grp
         FROM top AS t
         UNION ALL
-        SELECT f.entry_id, f.revision, f.body, f.subject_id, f.score, f.text_rank, f.subject_match,
-               f.age, f.revised_at, f.grp
+        SELECT f.entry_id, f.revision, f.body, f.subject_id, f.score, f.text_rank, f.revised_at, f.grp
         FROM filler AS f
     ) AS u
     ORDER BY u.grp, u.score DESC, u.revised_at DESC, u.entry_id;

@@ -135,11 +135,12 @@ INSERT INTO pg_temp.ids VALUES ('d_carol', agent_state.resolve_actor(pg_temp.id(
 INSERT INTO pg_temp.ids
 SELECT 'd1', r.entry FROM agent_state.note(pg_temp.id('d'), 'Carol plays chess', pg_temp.id('d_carol')) AS r;
 RESET ROLE;
-SELECT is((SELECT r.score FROM agent_state.recall(pg_temp.id('d'), NULL, NULL, pg_temp.id('d_carol'), 10,
-                                                  now() + interval '30 days') AS r),
-          2 * power(0.5::float8, extract(epoch FROM (now() + interval '30 days'
-              - (SELECT revised_at FROM agent_state.memory_entries WHERE entry_id = pg_temp.id('d1'))))::float8
-              / 2592000),
+SELECT ok(pg_temp.close(
+              (SELECT r.score FROM agent_state.recall(pg_temp.id('d'), NULL, NULL, pg_temp.id('d_carol'), 10,
+                                                      now() + interval '30 days') AS r),
+              2 * power(0.5::float8, extract(epoch FROM (now() + interval '30 days'
+                  - (SELECT revised_at FROM agent_state.memory_entries WHERE entry_id = pg_temp.id('d1'))))::float8
+                  / 2592000)),
           'default settings: boost 1.0 (x2) and a 30-day half-life');
 
 -- Bad settings are refused, not silently used.
