@@ -9,6 +9,7 @@
 #   make lint            sqlfluff, pgspot, plpgsql_check and catalog checks
 #   make test            everything: build, install, lint, pgTAP, isolation, pytest
 #   make demo            run the command-line demo
+#   make docs            regenerate docs/api.md from the function comments
 #   make deps            install what demo and test need (apt + pip, as root);
 #                        demo and test run it by themselves when something is missing
 #
@@ -67,7 +68,7 @@ endif
 
 all: $(PY_BUNDLE) $(PY_UPGRADES)
 
-.PHONY: build deps lint lint-sqlfluff lint-pgspot test demo isolation-accept
+.PHONY: build deps docs lint lint-python lint-sqlfluff lint-pgspot test demo isolation-accept
 
 # What demo and test need; scripts/install-deps installs it (apt and pip).
 deps_missing = \
@@ -127,7 +128,14 @@ python/agent_state/sql/%.sql: sql/upgrades/%.sql
 # Static checks first, then the database checks (tests/lint/*.sql) against a
 # database with the extension installed.
 lint: all
-	$(TEST_PYTHON) tests/run_suite.py --stages build,install,sqlfluff,pgspot,plpgsql_check,catalog
+	$(TEST_PYTHON) tests/run_suite.py --stages build,install,sqlfluff,pgspot,pylint,plpgsql_check,catalog
+
+# ruff (lint and format) and mypy --strict over the wrapper, its tests and scripts.
+PY_LINT_PATHS ?= python tests/python scripts
+lint-python:
+	$(TEST_PYTHON) -m ruff check $(PY_LINT_PATHS)
+	$(TEST_PYTHON) -m ruff format --check $(PY_LINT_PATHS)
+	$(TEST_PYTHON) -m mypy
 
 # sqlfluff reads .sqlfluff (postgres dialect, rule selection and why).
 lint-sqlfluff:
@@ -158,6 +166,10 @@ test: deps all
 isolation-accept: all
 	@if [ -z "$(SPEC)" ]; then echo "usage: make isolation-accept SPEC=name" >&2; exit 2; fi
 	$(TEST_PYTHON) tests/run_suite.py --stages build,install,isolation --accept $(SPEC)
+
+# The API reference comes from COMMENT ON FUNCTION (a pytest checks it is current).
+docs: all
+	PYTHONPATH=python$${PYTHONPATH:+:$$PYTHONPATH} $(TEST_PYTHON) scripts/gen-api-docs.py
 
 # Uses the installed console script when there is one, else the source tree.
 demo: deps all

@@ -61,6 +61,7 @@ STAGES = (
     "install",
     "sqlfluff",
     "pgspot",
+    "pylint",
     "plpgsql_check",
     "catalog",
     "pgtap",
@@ -68,7 +69,7 @@ STAGES = (
     "pytest",
 )
 GROUPS = {
-    "lint": ("sqlfluff", "pgspot", "plpgsql_check", "catalog"),
+    "lint": ("sqlfluff", "pgspot", "pylint", "plpgsql_check", "catalog"),
     "all": STAGES,
 }
 DB_STAGES = {"plpgsql_check", "catalog", "pgtap", "isolation", "pytest"}
@@ -692,6 +693,7 @@ STAGE_FUNCS = {
     "install": stage_install,
     "sqlfluff": stage_make_target("lint-sqlfluff"),
     "pgspot": stage_make_target("lint-pgspot"),
+    "pylint": stage_make_target("lint-python"),
     "plpgsql_check": stage_plpgsql_check,
     "catalog": stage_catalog,
     "pgtap": stage_pgtap,

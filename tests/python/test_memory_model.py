@@ -82,6 +82,13 @@ class Model:
         return out
 
 
+def _scalar(cur: psycopg.Cursor[Any]) -> Any:
+    """The first column of the one row a statement returned."""
+    row = cur.fetchone()
+    assert row is not None
+    return row[0]
+
+
 def sqlstate_of(conn: psycopg.Connection[Any], sql: str, params: Any) -> tuple[str | None, Any]:
     """Run one statement; return (None, first row) or (SQLSTATE, None)."""
     try:
@@ -107,18 +114,20 @@ class MemoryMachine(RuleBasedStateMachine):
     @initialize()
     def setup_agent(self) -> None:
         c = self.conn
-        self.agent = c.execute(
-            "SELECT agent_state.create_agent(%s)", [f"model-{uuid.uuid4()}"]
-        ).fetchone()[0]
+        self.agent = _scalar(
+            c.execute("SELECT agent_state.create_agent(%s)", [f"model-{uuid.uuid4()}"])
+        )
         for name in ACTORS:
-            self.actor[name] = c.execute(
-                "SELECT agent_state.resolve_actor(%s, 'slack', %s)", [self.agent, name]
-            ).fetchone()[0]
+            self.actor[name] = _scalar(
+                c.execute("SELECT agent_state.resolve_actor(%s, 'slack', %s)", [self.agent, name])
+            )
         for name, (kind, _) in CONVERSATIONS.items():
-            self.conv[name] = c.execute(
-                "SELECT agent_state.open_conversation(%s, 'slack', %s, %s)",
-                [self.agent, name, kind],
-            ).fetchone()[0]
+            self.conv[name] = _scalar(
+                c.execute(
+                    "SELECT agent_state.open_conversation(%s, 'slack', %s, %s)",
+                    [self.agent, name, kind],
+                )
+            )
         # One message in every conversation but 'empty'.
         self._record("dm_ab", "alice", frozenset({"alice", "bob"}))
         self._record("dm_ad", "dave", frozenset({"alice", "dave"}))
@@ -127,10 +136,12 @@ class MemoryMachine(RuleBasedStateMachine):
 
     def _record(self, conversation: str, author: str, audience: frozenset[str] | None) -> None:
         aud = None if audience is None else [self.actor[a] for a in sorted(audience)]
-        mid = self.conn.execute(
-            "SELECT agent_state.record_message(%s, %s, %s, %s, %s::uuid[])",
-            [self.agent, self.conv[conversation], self.actor[author], "words", aud],
-        ).fetchone()[0]
+        mid = _scalar(
+            self.conn.execute(
+                "SELECT agent_state.record_message(%s, %s, %s, %s, %s::uuid[])",
+                [self.agent, self.conv[conversation], self.actor[author], "words", aud],
+            )
+        )
         msg = Message(mid, conversation, audience)
         self.model.messages.append(msg)
         self.model.latest[conversation] = msg
@@ -177,6 +188,7 @@ class MemoryMachine(RuleBasedStateMachine):
         row = self.conn.execute(
             "SELECT entry, revision FROM agent_state.note(%s, 'operator fact')", [self.agent]
         ).fetchone()
+        assert row is not None
         self.model.entries.append(
             Entry(row[0], 1, True, "perspective", None, frozenset(), frozenset())
         )
@@ -282,11 +294,13 @@ class MemoryMachine(RuleBasedStateMachine):
         }
         assert rows == {e.id: (e.revision, e.live) for e in self.model.entries}
         for e in self.model.entries:
-            got = self.conn.execute(
-                "SELECT source_messages FROM agent_state.memory_history(%s, %s)"
-                " ORDER BY revision DESC LIMIT 1",
-                [self.agent, e.id],
-            ).fetchone()[0]
+            got = _scalar(
+                self.conn.execute(
+                    "SELECT source_messages FROM agent_state.memory_history(%s, %s)"
+                    " ORDER BY revision DESC LIMIT 1",
+                    [self.agent, e.id],
+                )
+            )
             assert set(got) == set(e.evidence)
 
     @invariant()
@@ -315,7 +329,7 @@ class MemoryMachine(RuleBasedStateMachine):
 
 
 def test_memory_matches_model(module_db_dsn: str) -> None:
-    run_state_machine_as_test(
+    run_state_machine_as_test(  # type: ignore[no-untyped-call]
         lambda: MemoryMachine(module_db_dsn),
         settings=settings(
             max_examples=30,
@@ -332,27 +346,27 @@ def test_memory_matches_model(module_db_dsn: str) -> None:
 @pytest.fixture
 def fixture_entry(admin_conn: psycopg.Connection[Any]) -> dict[str, Any]:
     c = admin_conn
-    agent = c.execute("SELECT agent_state.create_agent(%s)", [f"xact-{uuid.uuid4()}"]).fetchone()[0]
-    alice = c.execute("SELECT agent_state.resolve_actor(%s, 'slack', 'alice')", [agent]).fetchone()[
-        0
-    ]
-    bob = c.execute("SELECT agent_state.resolve_actor(%s, 'slack', 'bob')", [agent]).fetchone()[0]
-    dm = c.execute(
-        "SELECT agent_state.open_conversation(%s, 'slack', 'dm', 'direct')", [agent]
-    ).fetchone()[0]
-    pub = c.execute(
-        "SELECT agent_state.open_conversation(%s, 'slack', 'p', 'public')", [agent]
-    ).fetchone()[0]
-    m_dm = c.execute(
-        "SELECT agent_state.record_message(%s, %s, %s, 'secret', ARRAY[%s]::uuid[])",
-        [agent, dm, alice, bob],
-    ).fetchone()[0]
-    m_pub = c.execute(
-        "SELECT agent_state.record_message(%s, %s, %s, 'public')", [agent, pub, alice]
-    ).fetchone()[0]
-    entry = c.execute(
-        "SELECT entry FROM agent_state.remember(%s, 'Alice secret', %s)", [agent, m_dm]
-    ).fetchone()[0]
+    agent = _scalar(c.execute("SELECT agent_state.create_agent(%s)", [f"xact-{uuid.uuid4()}"]))
+    alice = _scalar(c.execute("SELECT agent_state.resolve_actor(%s, 'slack', 'alice')", [agent]))
+    bob = _scalar(c.execute("SELECT agent_state.resolve_actor(%s, 'slack', 'bob')", [agent]))
+    dm = _scalar(
+        c.execute("SELECT agent_state.open_conversation(%s, 'slack', 'dm', 'direct')", [agent])
+    )
+    pub = _scalar(
+        c.execute("SELECT agent_state.open_conversation(%s, 'slack', 'p', 'public')", [agent])
+    )
+    m_dm = _scalar(
+        c.execute(
+            "SELECT agent_state.record_message(%s, %s, %s, 'secret', ARRAY[%s]::uuid[])",
+            [agent, dm, alice, bob],
+        )
+    )
+    m_pub = _scalar(
+        c.execute("SELECT agent_state.record_message(%s, %s, %s, 'public')", [agent, pub, alice])
+    )
+    entry = _scalar(
+        c.execute("SELECT entry FROM agent_state.remember(%s, 'Alice secret', %s)", [agent, m_dm])
+    )
     return {"agent": agent, "entry": entry, "m_dm": m_dm, "m_pub": m_pub, "pub": pub}
 
 
@@ -382,9 +396,12 @@ def test_revision_without_its_entry_state_fails_at_commit(
             [f["entry"]],
         )
     assert err.value.sqlstate in ("23514", "23503")
-    rev = admin_conn.execute(
-        "SELECT current_revision FROM agent_state.memory_entries WHERE entry_id = %s", [f["entry"]]
-    ).fetchone()[0]
+    rev = _scalar(
+        admin_conn.execute(
+            "SELECT current_revision FROM agent_state.memory_entries WHERE entry_id = %s",
+            [f["entry"]],
+        )
+    )
     assert rev == 1
 
 
