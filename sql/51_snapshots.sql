@@ -140,40 +140,30 @@ BEGIN
 END
 $$;
 
--- A source row takes a numbered slot of its snapshot.
-CREATE FUNCTION agent_state._snapshot_source_slot()
+-- A source row takes a numbered slot of its snapshot, and a new snapshot cannot
+-- use a revision of a redacted entry: every snapshot that used one has its prompt
+-- erased, and one written later would bring the erased text back (55000, like
+-- any write to retired state). Deliberately not SECURITY DEFINER: it reads as the
+-- role running the INSERT, under that role's privileges and row-level security,
+-- so it reveals nothing about agents that role may not act for (inside our
+-- functions that role is the owner).
+CREATE FUNCTION agent_state._snapshot_memory_before_insert()
 RETURNS trigger
 LANGUAGE plpgsql
-SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     slots integer;
 BEGIN
-    SELECT CASE TG_TABLE_NAME WHEN 'snapshot_memory' THEN s.memory_count ELSE s.message_count END
-    INTO slots
+    SELECT s.memory_count INTO slots
     FROM agent_state.prompt_snapshots AS s
     WHERE s.runtime_agent_id = NEW.runtime_agent_id AND s.snapshot_id = NEW.snapshot_id;
     IF NEW.ordinal > slots THEN
         RAISE EXCEPTION USING
             ERRCODE = '42501',
-            MESSAGE = pg_catalog.format('%s: snapshot %s has %s such sources; its sources are fixed',
-                                        TG_TABLE_NAME, NEW.snapshot_id, slots);
+            MESSAGE = pg_catalog.format('snapshot_memory: snapshot %s has %s memory sources; its sources are fixed',
+                                        NEW.snapshot_id, slots);
     END IF;
-    RETURN NEW;
-END
-$$;
-
--- A new snapshot cannot use a revision of a redacted entry: every snapshot that
--- used one has its prompt erased, and one written later would bring the erased
--- text back (55000, like any write to retired state).
-CREATE FUNCTION agent_state._snapshot_memory_not_redacted()
-RETURNS trigger
-LANGUAGE plpgsql
-SECURITY DEFINER
-SET search_path = pg_catalog, pg_temp
-AS $$
-BEGIN
     IF EXISTS (
         SELECT FROM agent_state.memory_redactions AS d
         WHERE d.runtime_agent_id = NEW.runtime_agent_id AND d.entry_id = NEW.entry_id
@@ -181,6 +171,27 @@ BEGIN
         RAISE EXCEPTION USING
             ERRCODE = '55000',
             MESSAGE = pg_catalog.format('snapshot_memory: memory entry %s is redacted', NEW.entry_id);
+    END IF;
+    RETURN NEW;
+END
+$$;
+
+CREATE FUNCTION agent_state._snapshot_message_before_insert()
+RETURNS trigger
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    slots integer;
+BEGIN
+    SELECT s.message_count INTO slots
+    FROM agent_state.prompt_snapshots AS s
+    WHERE s.runtime_agent_id = NEW.runtime_agent_id AND s.snapshot_id = NEW.snapshot_id;
+    IF NEW.ordinal > slots THEN
+        RAISE EXCEPTION USING
+            ERRCODE = '42501',
+            MESSAGE = pg_catalog.format('snapshot_messages: snapshot %s has %s message sources; its sources are fixed',
+                                        NEW.snapshot_id, slots);
     END IF;
     RETURN NEW;
 END
@@ -213,14 +224,6 @@ CREATE TRIGGER prompt_snapshots_0_scope_guard
 BEFORE INSERT ON agent_state.prompt_snapshots
 FOR EACH ROW EXECUTE FUNCTION agent_state._guard_scope();
 
-CREATE TRIGGER snapshot_memory_0_scope_guard
-BEFORE INSERT ON agent_state.snapshot_memory
-FOR EACH ROW EXECUTE FUNCTION agent_state._guard_scope();
-
-CREATE TRIGGER snapshot_messages_0_scope_guard
-BEFORE INSERT ON agent_state.snapshot_messages
-FOR EACH ROW EXECUTE FUNCTION agent_state._guard_scope();
-
 CREATE TRIGGER prompt_snapshots_before_insert
 BEFORE INSERT ON agent_state.prompt_snapshots
 FOR EACH ROW EXECUTE FUNCTION agent_state._snapshot_before_insert();
@@ -242,20 +245,16 @@ CREATE CONSTRAINT TRIGGER prompt_snapshots_sources_check
 AFTER INSERT ON agent_state.prompt_snapshots
 DEFERRABLE INITIALLY DEFERRED
 FOR EACH ROW
-WHEN (NEW.memory_count > 0 OR NEW.message_count > 0)
+WHEN (new.memory_count > 0 OR new.message_count > 0)
 EXECUTE FUNCTION agent_state._check_snapshot_sources();
 
-CREATE TRIGGER snapshot_memory_slot
+CREATE TRIGGER snapshot_memory_before_insert
 BEFORE INSERT ON agent_state.snapshot_memory
-FOR EACH ROW EXECUTE FUNCTION agent_state._snapshot_source_slot();
+FOR EACH ROW EXECUTE FUNCTION agent_state._snapshot_memory_before_insert();
 
-CREATE TRIGGER snapshot_memory_not_redacted
-BEFORE INSERT ON agent_state.snapshot_memory
-FOR EACH ROW EXECUTE FUNCTION agent_state._snapshot_memory_not_redacted();
-
-CREATE TRIGGER snapshot_messages_slot
+CREATE TRIGGER snapshot_messages_before_insert
 BEFORE INSERT ON agent_state.snapshot_messages
-FOR EACH ROW EXECUTE FUNCTION agent_state._snapshot_source_slot();
+FOR EACH ROW EXECUTE FUNCTION agent_state._snapshot_message_before_insert();
 
 CREATE TRIGGER snapshot_memory_append_only
 BEFORE UPDATE OR DELETE ON agent_state.snapshot_memory
