@@ -9,11 +9,16 @@ STABLE
 SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
 AS $$
+DECLARE
+    caller name;
 BEGIN
     IF agent IS NULL THEN
         RAISE EXCEPTION USING ERRCODE = '22004', MESSAGE = 'agent: must not be null';
     END IF;
-    IF agent_state._caller_is_operator() THEN
+    -- The caller once; the operator test is _caller_is_operator() inlined (this
+    -- runs first in every call).
+    caller := agent_state._caller();
+    IF pg_catalog.pg_has_role(caller, 'agent_state_operator', 'MEMBER') THEN
         IF NOT EXISTS (SELECT FROM agent_state.agents AS a WHERE a.runtime_agent_id = agent) THEN
             RAISE EXCEPTION USING
                 ERRCODE = 'P0002', MESSAGE = pg_catalog.format('agent: unknown agent %s', agent);
@@ -23,19 +28,17 @@ BEGIN
     IF operator_only THEN
         RAISE EXCEPTION USING
             ERRCODE = '42501',
-            MESSAGE = pg_catalog.format('agent: role %I is not an agent_state operator',
-                                        agent_state._caller()),
+            MESSAGE = pg_catalog.format('agent: role %I is not an agent_state operator', caller),
             HINT = 'Only members of agent_state_operator may do this.';
     END IF;
     IF NOT EXISTS (
         SELECT FROM agent_state.agent_hosts AS h
         WHERE h.runtime_agent_id = agent
-          AND pg_catalog.pg_has_role(agent_state._caller(), h.host, 'MEMBER')
+          AND pg_catalog.pg_has_role(caller, h.host, 'MEMBER')
     ) THEN
         RAISE EXCEPTION USING
             ERRCODE = '42501',
-            MESSAGE = pg_catalog.format('agent: role %I may not act for agent %s',
-                                        agent_state._caller(), agent),
+            MESSAGE = pg_catalog.format('agent: role %I may not act for agent %s', caller, agent),
             HINT = 'An operator grants hosting with agent_state.grant_hosting.';
     END IF;
     RETURN 'runtime';
