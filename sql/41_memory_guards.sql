@@ -109,7 +109,8 @@ END
 $$;
 
 -- Revision: deferred check at commit of what a new revision claims, and of the
--- entry state written with it.
+-- entry state written with it. One query gathers what the evidence gives and the
+-- entry state (an amendment adds one for what the revision before it allows).
 CREATE FUNCTION agent_state._check_memory_revision()
 RETURNS trigger
 LANGUAGE plpgsql
@@ -123,19 +124,55 @@ DECLARE
     source_author uuid [];
     observers uuid [];
     bad text;
+    entry_found boolean;
+    cur integer;
+    has_revision boolean;
+    state_ok boolean;
 BEGIN
-    -- What the evidence gives (one message: its audience is the observer set).
-    SELECT pg_catalog.count(*),
-           pg_catalog.count(*) FILTER (WHERE m.audience IS NOT NULL),
-           coalesce(pg_catalog.array_agg(DISTINCT m.conversation_id), '{}'),
-           pg_catalog.array_agg(m.author_id) FILTER (WHERE m.message_id = NEW.source_message_id),
-           pg_catalog.min(m.audience)
-    INTO n_messages, n_private, convs, source_author, observers
-    FROM agent_state.memory_evidence AS v
-    JOIN agent_state.messages AS m
-      ON m.runtime_agent_id = v.runtime_agent_id AND m.message_id = v.message_id
-    WHERE v.runtime_agent_id = NEW.runtime_agent_id AND v.entry_id = NEW.entry_id
-      AND v.revision = NEW.revision;
+    SELECT ev.n_messages, ev.n_private, ev.convs, ev.source_author, ev.observers,
+           st.current_revision IS NOT NULL, st.current_revision, st.has_revision, st.ok
+    INTO n_messages, n_private, convs, source_author, observers,
+         entry_found, cur, has_revision, state_ok
+    FROM (
+        -- What the evidence gives (one message: its audience is the observer set).
+        SELECT pg_catalog.count(*) AS n_messages,
+               pg_catalog.count(*) FILTER (WHERE m.audience IS NOT NULL) AS n_private,
+               coalesce(pg_catalog.array_agg(DISTINCT m.conversation_id), '{}') AS convs,
+               pg_catalog.array_agg(m.author_id) FILTER (WHERE m.message_id = NEW.source_message_id)
+                   AS source_author,
+               pg_catalog.min(m.audience) AS observers
+        FROM agent_state.memory_evidence AS v
+        JOIN agent_state.messages AS m
+          ON m.runtime_agent_id = v.runtime_agent_id AND m.message_id = v.message_id
+        WHERE v.runtime_agent_id = NEW.runtime_agent_id AND v.entry_id = NEW.entry_id
+          AND v.revision = NEW.revision
+    ) AS ev
+    LEFT JOIN LATERAL (
+        -- The entry's current state against its current revision (what
+        -- _check_entry_state checks, inlined).
+        SELECT e.current_revision, r.revision IS NOT NULL AS has_revision,
+               e.current_revision = (
+                   SELECT x.revision FROM agent_state.memory_revisions AS x
+                   WHERE x.runtime_agent_id = e.runtime_agent_id AND x.entry_id = e.entry_id
+                   ORDER BY x.revision DESC LIMIT 1)
+               AND e.body = r.body
+               AND e.subject_id IS NOT DISTINCT FROM r.subject_id
+               AND e.visibility = r.visibility
+               AND e.source_type = r.source_type
+               AND e.evidence_observers IS NOT DISTINCT FROM r.evidence_observers
+               AND e.evidence_conversations = r.evidence_conversations
+               AND e.revised_at = r.created_at
+               AND e.live = (r.operation <> 'forget' AND NOT EXISTS (
+                   SELECT FROM agent_state.memory_redactions AS d
+                   WHERE d.runtime_agent_id = e.runtime_agent_id AND d.entry_id = e.entry_id))
+               AS ok
+        FROM agent_state.memory_entries AS e
+        LEFT JOIN agent_state.memory_revisions AS r
+          ON r.runtime_agent_id = e.runtime_agent_id AND r.entry_id = e.entry_id
+         AND r.revision = e.current_revision
+        WHERE e.runtime_agent_id = NEW.runtime_agent_id AND e.entry_id = NEW.entry_id
+    ) AS st ON true;
+
     IF n_private = 0 THEN
         observers := NULL;
     ELSIF n_messages > 1 THEN
@@ -172,7 +209,6 @@ BEGIN
                 'memory_revisions: revision %s of entry %s: the source message must be part of '
                 'its evidence and the source actor its author', NEW.revision, NEW.entry_id);
     END IF;
-
     IF NEW.revision > 1 THEN
         SELECT CASE
                    WHEN p.revision IS NULL THEN 'follows no revision'
@@ -208,8 +244,24 @@ BEGIN
         END IF;
     END IF;
 
-    -- The revision is written together with the entry state it produced.
-    PERFORM agent_state._check_entry_state(NEW.runtime_agent_id, NEW.entry_id);
+    -- The revision is written together with the entry state it produced (a
+    -- missing entry is reported by the revision's own foreign key).
+    IF entry_found THEN
+        IF NOT has_revision THEN
+            RAISE EXCEPTION USING
+                ERRCODE = '23503',
+                MESSAGE = pg_catalog.format('memory_entries: entry %s has no revision %s',
+                                            NEW.entry_id, cur),
+                HINT = 'An entry and its revision commit in one transaction.';
+        END IF;
+        IF state_ok IS NOT TRUE THEN
+            RAISE EXCEPTION USING
+                ERRCODE = '23514',
+                MESSAGE = pg_catalog.format(
+                    'memory_entries: entry %s does not match its latest revision', NEW.entry_id),
+                HINT = 'The current state of an entry is always its latest revision.';
+        END IF;
+    END IF;
     RETURN NULL;
 END
 $$;
