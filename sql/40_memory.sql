@@ -142,9 +142,9 @@ CREATE TABLE agent_state.memory_evidence (
     REFERENCES agent_state.messages (runtime_agent_id, message_id)
 );
 
--- Message -> revisions that cite it (history of a message, foreign-key checks).
-CREATE INDEX memory_evidence_message_idx
-ON agent_state.memory_evidence (runtime_agent_id, message_id);
+-- No index on (runtime_agent_id, message_id): messages are append-only (never
+-- updated or deleted), so the foreign key never looks evidence up by message, and
+-- no query does; evidence is always read by revision (the primary key).
 
 COMMENT ON TABLE agent_state.memory_evidence IS
 'Evidence messages of each memory revision (the full set: amendments keep earlier evidence). '
