@@ -23,10 +23,16 @@ DECLARE
     snap uuid;
 BEGIN
     PERFORM agent_state._bind(agent);
-    PERFORM agent_state._need(run, 'run');
-    PERFORM agent_state._need_text(prompt, 'prompt', 10000000);
-    PERFORM agent_state._need_json(memory, 'memory', ARRAY['array']);
-    PERFORM agent_state._need(messages, 'messages');
+    -- Hot path: well-formed arguments pass one inline check; otherwise the
+    -- helpers, in argument order, raise the error of the first bad one.
+    IF NOT coalesce(run IS NOT NULL AND pg_catalog.jsonb_typeof(memory) = 'array' AND messages IS NOT NULL
+                    AND pg_catalog.length(prompt) <= 10000000 AND pg_catalog.btrim(prompt, E' \t\r\n') <> '',
+                    false) THEN
+        PERFORM agent_state._need(run, 'run');
+        PERFORM agent_state._need_text(prompt, 'prompt', 10000000);
+        PERFORM agent_state._need_json(memory, 'memory', ARRAY['array']);
+        PERFORM agent_state._need(messages, 'messages');
+    END IF;
     IF pg_catalog.array_position(messages, NULL) IS NOT NULL THEN
         RAISE EXCEPTION USING ERRCODE = '22004', MESSAGE = 'messages: must not contain null';
     END IF;
@@ -76,7 +82,9 @@ BEGIN
     END IF;
 
     -- Every source must be this perspective's, and no memory entry redacted.
-    PERFORM agent_state._need_run(agent, run);
+    IF NOT EXISTS (SELECT FROM agent_state.runs AS r WHERE r.runtime_agent_id = agent AND r.run_id = run) THEN
+        PERFORM agent_state._need_run(agent, run);
+    END IF;
     IF persona_revision IS NOT NULL AND NOT EXISTS (
         SELECT FROM agent_state.persona_revisions AS p
         WHERE p.runtime_agent_id = agent AND p.revision = persona_revision

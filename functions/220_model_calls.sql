@@ -18,20 +18,41 @@ SET search_path = pg_catalog, pg_temp
 AS $$
 #variable_conflict use_variable
 DECLARE
-    amounts record;
+    tokens numeric;
+    cost_usd numeric;
     snap_run uuid;
     call_id uuid;
 BEGIN
     PERFORM agent_state._bind(agent);
-    PERFORM agent_state._need(run, 'run');
-    PERFORM agent_state._need(snapshot, 'snapshot');
-    PERFORM agent_state._need_text(provider, 'provider', 200);
-    PERFORM agent_state._need_text(model, 'model', 200);
-    PERFORM agent_state._need(request, 'request');
-    SELECT * INTO amounts FROM agent_state._usage_amounts(usage);
-    PERFORM agent_state._need_one_of(status, 'status', ARRAY['ok', 'error', 'timeout']);
+    -- Hot path: the usual well-formed arguments are checked inline, in one
+    -- expression. Anything else takes the helpers in argument order, which raise
+    -- the error of the first bad argument (or parse an unusual valid usage).
+    IF usage IS NOT NULL AND pg_catalog.jsonb_typeof(usage) = 'object'
+        AND (usage - ARRAY['tokens', 'cost_usd']) = '{}'::jsonb
+        AND coalesce(pg_catalog.jsonb_typeof(usage -> 'tokens'), 'number') = 'number'
+        AND coalesce(pg_catalog.jsonb_typeof(usage -> 'cost_usd'), 'number') = 'number' THEN
+        tokens := coalesce((usage ->> 'tokens')::numeric, 0);
+        cost_usd := coalesce((usage ->> 'cost_usd')::numeric, 0);
+    END IF;
+    IF NOT coalesce(
+        run IS NOT NULL AND snapshot IS NOT NULL AND request IS NOT NULL
+        AND pg_catalog.btrim(provider, E' \t\r\n') <> '' AND pg_catalog.length(provider) <= 200
+        AND pg_catalog.btrim(model, E' \t\r\n') <> '' AND pg_catalog.length(model) <= 200
+        AND tokens >= 0 AND tokens <= 1e15 AND tokens = pg_catalog.trunc(tokens)
+        AND cost_usd >= 0 AND cost_usd <= 1e12
+        AND status = ANY (ARRAY['ok', 'error', 'timeout']), false) THEN
+        PERFORM agent_state._need(run, 'run');
+        PERFORM agent_state._need(snapshot, 'snapshot');
+        PERFORM agent_state._need_text(provider, 'provider', 200);
+        PERFORM agent_state._need_text(model, 'model', 200);
+        PERFORM agent_state._need(request, 'request');
+        SELECT a.tokens, a.cost_usd INTO tokens, cost_usd FROM agent_state._usage_amounts(usage) AS a;
+        PERFORM agent_state._need_one_of(status, 'status', ARRAY['ok', 'error', 'timeout']);
+    END IF;
 
-    PERFORM agent_state._need_run(agent, run);
+    IF NOT EXISTS (SELECT FROM agent_state.runs AS r WHERE r.runtime_agent_id = agent AND r.run_id = run) THEN
+        PERFORM agent_state._need_run(agent, run);
+    END IF;
     SELECT s.run_id INTO snap_run
     FROM agent_state.prompt_snapshots AS s
     WHERE s.runtime_agent_id = agent AND s.snapshot_id = snapshot;
@@ -53,7 +74,7 @@ BEGIN
         tokens, cost_usd, status
     )
     VALUES (agent, run, snapshot, provider, model, request, response,
-            amounts.tokens, amounts.cost_usd, status)
+            tokens, cost_usd, status)
     RETURNING c.model_call_id INTO call_id;
     RETURN call_id;
 END

@@ -19,11 +19,18 @@ DECLARE
     call_id uuid;
 BEGIN
     PERFORM agent_state._bind(agent);
-    PERFORM agent_state._need(run, 'run');
-    PERFORM agent_state._need_text(tool, 'tool', 200);
-    PERFORM agent_state._need(input, 'input');
+    -- Hot path: well-formed arguments pass one inline check; otherwise the
+    -- helpers, in argument order, raise the error of the first bad one.
+    IF NOT coalesce(run IS NOT NULL AND input IS NOT NULL
+                    AND pg_catalog.btrim(tool, E' \t\r\n') <> '' AND pg_catalog.length(tool) <= 200, false) THEN
+        PERFORM agent_state._need(run, 'run');
+        PERFORM agent_state._need_text(tool, 'tool', 200);
+        PERFORM agent_state._need(input, 'input');
+    END IF;
 
-    PERFORM agent_state._need_run(agent, run);
+    IF NOT EXISTS (SELECT FROM agent_state.runs AS r WHERE r.runtime_agent_id = agent AND r.run_id = run) THEN
+        PERFORM agent_state._need_run(agent, run);
+    END IF;
     IF model_call IS NOT NULL THEN
         SELECT c.run_id INTO call_run
         FROM agent_state.model_calls AS c
@@ -39,7 +46,19 @@ BEGIN
                                             model_call, call_run, run);
         END IF;
     END IF;
-    grant_rev := agent_state._tool_grant_for_use(agent, tool);
+    -- The current grant, enabled (the helper raises 42501 otherwise).
+    SELECT g.revision INTO grant_rev
+    FROM (
+        SELECT g.revision, g.enabled
+        FROM agent_state.tool_grants AS g
+        WHERE g.runtime_agent_id = agent AND g.tool_name = tool
+        ORDER BY g.revision DESC
+        LIMIT 1
+    ) AS g
+    WHERE g.enabled;
+    IF NOT FOUND THEN
+        grant_rev := agent_state._tool_grant_for_use(agent, tool);
+    END IF;
 
     -- The insert trigger checks the grant again and charges one tool call (53400
     -- when the run was already exhausted, 55000 when finished).
@@ -72,9 +91,12 @@ AS $$
 #variable_conflict use_variable
 BEGIN
     PERFORM agent_state._bind(agent);
-    PERFORM agent_state._need(tool_call, 'tool_call');
-    PERFORM agent_state._need(output, 'output');
-    PERFORM agent_state._need_one_of(status, 'status', ARRAY['ok', 'error', 'unconfirmed']);
+    IF NOT coalesce(tool_call IS NOT NULL AND output IS NOT NULL
+                    AND status = ANY (ARRAY['ok', 'error', 'unconfirmed']), false) THEN
+        PERFORM agent_state._need(tool_call, 'tool_call');
+        PERFORM agent_state._need(output, 'output');
+        PERFORM agent_state._need_one_of(status, 'status', ARRAY['ok', 'error', 'unconfirmed']);
+    END IF;
     IF NOT EXISTS (
         SELECT FROM agent_state.tool_calls AS c
         WHERE c.runtime_agent_id = agent AND c.tool_call_id = tool_call

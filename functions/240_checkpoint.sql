@@ -11,9 +11,13 @@ DECLARE
     n integer;
 BEGIN
     PERFORM agent_state._bind(agent);
-    PERFORM agent_state._need(run, 'run');
-    PERFORM agent_state._need_json(frontier, 'frontier', ARRAY['object', 'array']);
-    PERFORM agent_state._need_run(agent, run);
+    IF NOT coalesce(run IS NOT NULL AND pg_catalog.jsonb_typeof(frontier) IN ('object', 'array'), false) THEN
+        PERFORM agent_state._need(run, 'run');
+        PERFORM agent_state._need_json(frontier, 'frontier', ARRAY['object', 'array']);
+    END IF;
+    IF NOT EXISTS (SELECT FROM agent_state.runs AS r WHERE r.runtime_agent_id = agent AND r.run_id = run) THEN
+        PERFORM agent_state._need_run(agent, run);
+    END IF;
     -- The insert trigger locks the run, refuses a finished one (55000) and takes
     -- the next number.
     INSERT INTO agent_state.checkpoints AS k (runtime_agent_id, run_id, checkpoint, frontier)

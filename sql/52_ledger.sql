@@ -150,7 +150,15 @@ SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
-    PERFORM agent_state._charge_run(NEW.runtime_agent_id, NEW.run_id, NEW.tokens, NEW.cost_usd, 0);
+    -- The charge of _charge_run, inline; when no open run takes it, the helper
+    -- raises the reason.
+    UPDATE agent_state.runs AS r
+    SET spent_tokens = r.spent_tokens + NEW.tokens,
+        spent_cost_usd = r.spent_cost_usd + NEW.cost_usd
+    WHERE r.runtime_agent_id = NEW.runtime_agent_id AND r.run_id = NEW.run_id AND r.status = 'open';
+    IF NOT FOUND THEN
+        PERFORM agent_state._charge_run(NEW.runtime_agent_id, NEW.run_id, NEW.tokens, NEW.cost_usd, 0);
+    END IF;
     RETURN NEW;
 END
 $$;
@@ -179,7 +187,12 @@ BEGIN
             MESSAGE = pg_catalog.format('tool: grant revision %s of %L is not the current enabled grant',
                                         NEW.grant_revision, NEW.tool_name);
     END IF;
-    PERFORM agent_state._charge_run(NEW.runtime_agent_id, NEW.run_id, 0, 0, 1);
+    UPDATE agent_state.runs AS r
+    SET spent_tool_calls = r.spent_tool_calls + 1
+    WHERE r.runtime_agent_id = NEW.runtime_agent_id AND r.run_id = NEW.run_id AND r.status = 'open';
+    IF NOT FOUND THEN
+        PERFORM agent_state._charge_run(NEW.runtime_agent_id, NEW.run_id, 0, 0, 1);
+    END IF;
     RETURN NEW;
 END
 $$;
@@ -231,8 +244,18 @@ LANGUAGE plpgsql
 SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
 AS $$
+DECLARE
+    st text;
 BEGIN
-    PERFORM agent_state._run_writable(NEW.runtime_agent_id, NEW.run_id);
+    -- _run_writable inline: lock the run; the helper raises when it is unknown
+    -- or finished.
+    SELECT r.status INTO st
+    FROM agent_state.runs AS r
+    WHERE r.runtime_agent_id = NEW.runtime_agent_id AND r.run_id = NEW.run_id
+    FOR NO KEY UPDATE;
+    IF NOT coalesce(st IN ('open', 'budget_exhausted'), false) THEN
+        PERFORM agent_state._run_writable(NEW.runtime_agent_id, NEW.run_id);
+    END IF;
     -- ORDER BY ... LIMIT 1 (not max()): always the backward index scan.
     SELECT k.checkpoint + 1 INTO NEW.checkpoint
     FROM agent_state.checkpoints AS k
