@@ -109,8 +109,9 @@ END
 $$;
 
 -- Revision: deferred check at commit of what a new revision claims, and of the
--- entry state written with it. One query gathers what the evidence gives and the
--- entry state (an amendment adds one for what the revision before it allows).
+-- entry state written with it. One query gathers what the evidence gives, the
+-- entry state and what the revision before it allows; the checks below then
+-- raise in a fixed order.
 CREATE FUNCTION agent_state._check_memory_revision()
 RETURNS trigger
 LANGUAGE plpgsql
@@ -128,11 +129,13 @@ DECLARE
     cur integer;
     has_revision boolean;
     state_ok boolean;
+    prev_found boolean;
 BEGIN
     SELECT ev.n_messages, ev.n_private, ev.convs, ev.source_author, ev.observers,
-           st.current_revision IS NOT NULL, st.current_revision, st.has_revision, st.ok
+           st.current_revision IS NOT NULL, st.current_revision, st.has_revision, st.ok,
+           prev.revision IS NOT NULL, prev.bad
     INTO n_messages, n_private, convs, source_author, observers,
-         entry_found, cur, has_revision, state_ok
+         entry_found, cur, has_revision, state_ok, prev_found, bad
     FROM (
         -- What the evidence gives (one message: its audience is the observer set).
         SELECT pg_catalog.count(*) AS n_messages,
@@ -171,7 +174,34 @@ BEGIN
           ON r.runtime_agent_id = e.runtime_agent_id AND r.entry_id = e.entry_id
          AND r.revision = e.current_revision
         WHERE e.runtime_agent_id = NEW.runtime_agent_id AND e.entry_id = NEW.entry_id
-    ) AS st ON true;
+    ) AS st ON true
+    LEFT JOIN LATERAL (
+        -- What the revision before it allows (none for a create: revisions start
+        -- at 1). The subqueries only run when that revision exists.
+        SELECT p.revision,
+               CASE
+                   WHEN p.operation = 'forget' THEN 'follows a forget'
+                   WHEN p.visibility = 'conversation' AND NEW.visibility <> 'conversation'
+                       THEN 'widens visibility'
+                   WHEN EXISTS (
+                       SELECT FROM agent_state.memory_redactions AS d
+                       WHERE d.runtime_agent_id = NEW.runtime_agent_id AND d.entry_id = NEW.entry_id
+                         AND d.created_at <= NEW.created_at)
+                       THEN 'follows a redaction'
+                   WHEN EXISTS (
+                       SELECT FROM agent_state.memory_evidence AS v
+                       WHERE v.runtime_agent_id = NEW.runtime_agent_id AND v.entry_id = NEW.entry_id
+                         AND v.revision = NEW.revision - 1
+                         AND NOT EXISTS (
+                             SELECT FROM agent_state.memory_evidence AS w
+                             WHERE w.runtime_agent_id = v.runtime_agent_id AND w.entry_id = v.entry_id
+                               AND w.revision = NEW.revision AND w.message_id = v.message_id))
+                       THEN 'drops evidence of the revision before it'
+               END AS bad
+        FROM agent_state.memory_revisions AS p
+        WHERE p.runtime_agent_id = NEW.runtime_agent_id AND p.entry_id = NEW.entry_id
+          AND p.revision = NEW.revision - 1
+    ) AS prev ON true;
 
     IF n_private = 0 THEN
         observers := NULL;
@@ -210,31 +240,9 @@ BEGIN
                 'its evidence and the source actor its author', NEW.revision, NEW.entry_id);
     END IF;
     IF NEW.revision > 1 THEN
-        SELECT CASE
-                   WHEN p.revision IS NULL THEN 'follows no revision'
-                   WHEN p.operation = 'forget' THEN 'follows a forget'
-                   WHEN p.visibility = 'conversation' AND NEW.visibility <> 'conversation'
-                       THEN 'widens visibility'
-                   WHEN EXISTS (
-                       SELECT FROM agent_state.memory_redactions AS d
-                       WHERE d.runtime_agent_id = NEW.runtime_agent_id AND d.entry_id = NEW.entry_id
-                         AND d.created_at <= NEW.created_at)
-                       THEN 'follows a redaction'
-                   WHEN EXISTS (
-                       SELECT FROM agent_state.memory_evidence AS v
-                       WHERE v.runtime_agent_id = NEW.runtime_agent_id AND v.entry_id = NEW.entry_id
-                         AND v.revision = NEW.revision - 1
-                         AND NOT EXISTS (
-                             SELECT FROM agent_state.memory_evidence AS w
-                             WHERE w.runtime_agent_id = v.runtime_agent_id AND w.entry_id = v.entry_id
-                               AND w.revision = NEW.revision AND w.message_id = v.message_id))
-                       THEN 'drops evidence of the revision before it'
-               END
-        INTO bad
-        FROM (SELECT 1) AS one
-        LEFT JOIN agent_state.memory_revisions AS p
-          ON p.runtime_agent_id = NEW.runtime_agent_id AND p.entry_id = NEW.entry_id
-         AND p.revision = NEW.revision - 1;
+        IF NOT prev_found THEN
+            bad := 'follows no revision';
+        END IF;
         IF bad IS NOT NULL THEN
             RAISE EXCEPTION USING
                 ERRCODE = CASE WHEN bad IN ('follows a forget', 'follows a redaction') THEN '55000'
