@@ -253,15 +253,46 @@ $$;
 
 CREATE TRIGGER runs_0_scope_guard
 BEFORE INSERT ON agent_state.runs
-FOR EACH ROW EXECUTE FUNCTION agent_state._guard_scope();
+FOR EACH ROW
+WHEN (NOT pg_catalog.pg_has_role(current_user, 'agent_state_operator', 'MEMBER'))
+EXECUTE FUNCTION agent_state._guard_scope();
 
 CREATE TRIGGER runs_before_insert
 BEFORE INSERT ON agent_state.runs
 FOR EACH ROW EXECUTE FUNCTION agent_state._run_before_insert();
 
+-- A charge of an open run that stays below every limit (and has no wall-time
+-- limit, which depends on the clock) changes nothing the trigger function would
+-- act on: the function would return the row unchanged. The WHEN clause lets such
+-- an update through without calling it; every other update (any other column
+-- touched, spent decreasing, a limit reached, a status change, a finished or
+-- exhausted run) goes through the function.
 CREATE TRIGGER runs_before_update
 BEFORE UPDATE ON agent_state.runs
-FOR EACH ROW EXECUTE FUNCTION agent_state._run_before_update();
+FOR EACH ROW
+WHEN (NOT coalesce(
+    old.status = 'open' AND new.status = 'open'
+    AND (
+        new.runtime_agent_id, new.run_id, new.conversation_id, new.trigger_message_id, new.continued_from,
+        new.chain_root, new.chain_started_at, new.task_context, new.limit_tokens, new.limit_cost_usd,
+        new.limit_tool_calls, new.limit_wall_time_seconds, new.created_at, new.created_by
+    )
+    IS NOT DISTINCT FROM
+    (
+        old.runtime_agent_id, old.run_id, old.conversation_id, old.trigger_message_id, old.continued_from,
+        old.chain_root, old.chain_started_at, old.task_context, old.limit_tokens, old.limit_cost_usd,
+        old.limit_tool_calls, old.limit_wall_time_seconds, old.created_at, old.created_by
+    )
+    AND new.finished_at IS NULL AND new.finished_by IS NULL AND new.detail IS NULL
+    AND new.spent_tokens >= old.spent_tokens AND new.spent_cost_usd >= old.spent_cost_usd
+    AND new.spent_tool_calls >= old.spent_tool_calls
+    AND new.limit_wall_time_seconds IS NULL
+    AND (new.limit_tokens IS NULL OR new.spent_tokens < new.limit_tokens)
+    AND (new.limit_cost_usd IS NULL OR new.spent_cost_usd < new.limit_cost_usd)
+    AND (new.limit_tool_calls IS NULL OR new.spent_tool_calls < new.limit_tool_calls),
+    false
+))
+EXECUTE FUNCTION agent_state._run_before_update();
 
 CREATE TRIGGER runs_no_delete
 BEFORE DELETE ON agent_state.runs

@@ -269,19 +269,27 @@ $$;
 
 CREATE TRIGGER model_calls_0_scope_guard
 BEFORE INSERT ON agent_state.model_calls
-FOR EACH ROW EXECUTE FUNCTION agent_state._guard_scope();
+FOR EACH ROW
+WHEN (NOT pg_catalog.pg_has_role(current_user, 'agent_state_operator', 'MEMBER'))
+EXECUTE FUNCTION agent_state._guard_scope();
 
 CREATE TRIGGER tool_calls_0_scope_guard
 BEFORE INSERT ON agent_state.tool_calls
-FOR EACH ROW EXECUTE FUNCTION agent_state._guard_scope();
+FOR EACH ROW
+WHEN (NOT pg_catalog.pg_has_role(current_user, 'agent_state_operator', 'MEMBER'))
+EXECUTE FUNCTION agent_state._guard_scope();
 
 CREATE TRIGGER tool_results_0_scope_guard
 BEFORE INSERT ON agent_state.tool_results
-FOR EACH ROW EXECUTE FUNCTION agent_state._guard_scope();
+FOR EACH ROW
+WHEN (NOT pg_catalog.pg_has_role(current_user, 'agent_state_operator', 'MEMBER'))
+EXECUTE FUNCTION agent_state._guard_scope();
 
 CREATE TRIGGER checkpoints_0_scope_guard
 BEFORE INSERT ON agent_state.checkpoints
-FOR EACH ROW EXECUTE FUNCTION agent_state._guard_scope();
+FOR EACH ROW
+WHEN (NOT pg_catalog.pg_has_role(current_user, 'agent_state_operator', 'MEMBER'))
+EXECUTE FUNCTION agent_state._guard_scope();
 
 CREATE TRIGGER model_calls_before_insert
 BEFORE INSERT ON agent_state.model_calls
