@@ -135,6 +135,8 @@ class Server:
         facts["python"] = platform.python_version()
         facts["psycopg"] = psycopg.__version__
         facts["database"] = self.origin
+        if async_commit():
+            facts["database"] += "; DIAGNOSTIC: benchmark sessions with synchronous_commit=off"
         with self.connect() as conn:
             facts["server"] = str(conn.execute("SELECT version()").fetchone()[0])  # type: ignore[index]
             for name in ("fsync", "synchronous_commit", "full_page_writes", "shared_buffers",
@@ -202,7 +204,12 @@ class Throughput:
 
 def pgbench(dsn: str, script: str, *, clients: int, seconds: float, label: str,
             defines: dict[str, object] | None = None) -> Throughput:
-    """Run one custom script with pgbench (prepared protocol, no vacuum)."""
+    """Run one custom script with pgbench (prepared protocol, no vacuum).
+
+    With ``AGENT_STATE_BENCH_ASYNC_COMMIT=1`` the sessions run with
+    synchronous_commit off: a diagnostic that takes the WAL flush (the noisiest
+    part on a shared disk) out of every transaction, leaving the CPU cost; the
+    targets are judged with it on."""
     threads = min(clients, os.cpu_count() or 1)
     with tempfile.NamedTemporaryFile("w", suffix=".sql", delete=False) as f:
         f.write(script)
@@ -212,8 +219,11 @@ def pgbench(dsn: str, script: str, *, clients: int, seconds: float, label: str,
     for key, value in (defines or {}).items():
         args += ["-D", f"{key}={value}"]
     args.append(dsn)
+    env = dict(os.environ)
+    if async_commit():
+        env["PGOPTIONS"] = (env.get("PGOPTIONS", "") + " -c synchronous_commit=off").strip()
     try:
-        proc = subprocess.run(args, capture_output=True, text=True, timeout=seconds + 300)
+        proc = subprocess.run(args, capture_output=True, text=True, timeout=seconds + 300, env=env)
     finally:
         os.unlink(path)
     out = proc.stdout + proc.stderr
@@ -227,6 +237,10 @@ def pgbench(dsn: str, script: str, *, clients: int, seconds: float, label: str,
     if failed or re.search(r"client \d+ aborted", out):
         raise RuntimeError(f"pgbench {label}: transactions failed:\n{out[-4000:]}")
     return Throughput(label, clients, tps, tx, failed, lat, out)
+
+
+def async_commit() -> bool:
+    return os.environ.get("AGENT_STATE_BENCH_ASYNC_COMMIT", "") not in ("", "0")
 
 
 def _grab(pattern: str, text: str) -> float:

@@ -529,6 +529,8 @@ def main() -> int:
             steps = [("small", 0, args.small), ("large", args.small, args.large)]
             for name, had, per in steps:
                 big = args.big if name == "large" else 0
+                if per <= had and not big:
+                    continue   # e.g. --large equal to --small: one data set only
                 load(conn, first=1, last=args.agents, per_agent=per - had, big=big, shapes=shapes)
                 total = conn.execute("SELECT count(*) FROM agent_state.memory_entries").fetchone()[0]  # type: ignore[index]
                 label = f"{args.agents * per:,} entries / {args.agents} agents"
