@@ -21,11 +21,14 @@ BEGIN
     PERFORM agent_state._need_text(body, 'body');
     PERFORM agent_state._need(source_message, 'source_message');
     PERFORM agent_state._need_one_of(visibility, 'visibility', ARRAY['perspective', 'conversation']);
-    IF subject IS NOT NULL AND NOT EXISTS (
-        SELECT FROM agent_state.actors AS a WHERE a.runtime_agent_id = agent AND a.actor_id = subject
-    ) THEN
-        PERFORM agent_state._missing('actor', 'subject', subject,
-            EXISTS (SELECT FROM agent_state.actors AS a WHERE a.actor_id = subject));
+    -- Nested, so that a null subject costs a simple expression, not a query.
+    IF subject IS NOT NULL THEN
+        IF NOT EXISTS (
+            SELECT FROM agent_state.actors AS a WHERE a.runtime_agent_id = agent AND a.actor_id = subject
+        ) THEN
+            PERFORM agent_state._missing('actor', 'subject', subject,
+                EXISTS (SELECT FROM agent_state.actors AS a WHERE a.actor_id = subject));
+        END IF;
     END IF;
     -- Source actor and evidence come from the persisted message (an unknown
     -- message raises before anything is written).
@@ -52,11 +55,14 @@ AS $$
 BEGIN
     PERFORM agent_state._bind(agent, true);
     PERFORM agent_state._need_text(body, 'body');
-    IF subject IS NOT NULL AND NOT EXISTS (
-        SELECT FROM agent_state.actors AS a WHERE a.runtime_agent_id = agent AND a.actor_id = subject
-    ) THEN
-        PERFORM agent_state._missing('actor', 'subject', subject,
-            EXISTS (SELECT FROM agent_state.actors AS a WHERE a.actor_id = subject));
+    -- Nested, so that a null subject costs a simple expression, not a query.
+    IF subject IS NOT NULL THEN
+        IF NOT EXISTS (
+            SELECT FROM agent_state.actors AS a WHERE a.runtime_agent_id = agent AND a.actor_id = subject
+        ) THEN
+            PERFORM agent_state._missing('actor', 'subject', subject,
+                EXISTS (SELECT FROM agent_state.actors AS a WHERE a.actor_id = subject));
+        END IF;
     END IF;
     RETURN QUERY
     SELECT i.entry, i.revision
@@ -104,11 +110,14 @@ BEGIN
     IF visibility IS NOT NULL THEN
         PERFORM agent_state._need_one_of(visibility, 'visibility', ARRAY['perspective', 'conversation']);
     END IF;
-    IF subject IS NOT NULL AND NOT EXISTS (
-        SELECT FROM agent_state.actors AS a WHERE a.runtime_agent_id = agent AND a.actor_id = subject
-    ) THEN
-        PERFORM agent_state._missing('actor', 'subject', subject,
-            EXISTS (SELECT FROM agent_state.actors AS a WHERE a.actor_id = subject));
+    -- Nested, so that a null subject costs a simple expression, not a query.
+    IF subject IS NOT NULL THEN
+        IF NOT EXISTS (
+            SELECT FROM agent_state.actors AS a WHERE a.runtime_agent_id = agent AND a.actor_id = subject
+        ) THEN
+            PERFORM agent_state._missing('actor', 'subject', subject,
+                EXISTS (SELECT FROM agent_state.actors AS a WHERE a.actor_id = subject));
+        END IF;
     END IF;
     IF source_message IS NOT NULL THEN
         SELECT m.author_id, m.audience, m.conversation_id
