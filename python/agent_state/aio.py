@@ -16,7 +16,7 @@ from psycopg import AsyncConnection
 from psycopg_pool import AsyncConnectionPool
 
 from . import _functions as F
-from .errors import InvalidArgument, from_psycopg
+from .errors import _mapped
 from .results import (
     ActivePersona,
     MemoryRef,
@@ -115,19 +115,17 @@ class AsyncStore:
         async with self._lock:
             if self._conn is None:
                 assert self._dsn is not None
-                try:
+                with _mapped():
                     self._conn = await psycopg.AsyncConnection.connect(
                         self._dsn, autocommit=self._autocommit
                     )
-                except psycopg.Error as e:
-                    raise from_psycopg(e) from e
             return self._conn
 
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[AsyncStore]:
         """Run the calls inside the block in one transaction (savepoint when nested)."""
         pinned = self._pinned.get()
-        try:
+        with _mapped():
             if pinned is not None:
                 async with pinned.transaction():
                     yield self
@@ -143,8 +141,6 @@ class AsyncStore:
                 conn = await self._own_connection()
                 async with conn.transaction():
                     yield self
-        except psycopg.Error as e:
-            raise from_psycopg(e) from e
 
     @asynccontextmanager
     async def _connection(self) -> AsyncIterator[AsyncConnection[Any]]:
@@ -159,17 +155,13 @@ class AsyncStore:
 
     async def _call(self, fn: F.Fn[F.R], **args: object) -> F.R:
         query, params = fn.build(args)
-        try:
+        with _mapped(fn.name):
             async with (
                 self._connection() as conn,
                 conn.cursor(row_factory=fn.shape.row_factory) as cur,
             ):
                 await cur.execute(query, params)
                 rows = await cur.fetchall()
-        except psycopg.Error as e:
-            raise from_psycopg(e) from e
-        except UnicodeEncodeError as e:  # e.g. a lone surrogate in a str argument
-            raise InvalidArgument(f"{fn.name}: an argument cannot be encoded: {e}") from e
         return fn.shape.extract(rows)
 
     # -- Section 2: packaging -----------------------------------------------------------

@@ -10,6 +10,9 @@ itself, with ``sqlstate`` set. ``TypeError`` for arguments of the wrong Python t
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 import psycopg
 from psycopg.errors import Diagnostic
 
@@ -144,3 +147,21 @@ def from_psycopg(exc: psycopg.Error) -> Error:
     diag = exc.diag if sqlstate else None
     message = (diag.message_primary if diag is not None else None) or str(exc)
     return cls(message, sqlstate=sqlstate, diag=diag)
+
+
+@contextmanager
+def _mapped(function: str | None = None) -> Iterator[None]:
+    """Raise a psycopg error from the block as its :class:`Error` (the cause chained).
+
+    With ``function`` (the stored function being called), text that cannot be encoded
+    for the server (e.g. a lone surrogate in a ``str`` argument) is an
+    :class:`InvalidArgument` too. One place for the sync and async stores.
+    """
+    try:
+        yield
+    except psycopg.Error as e:
+        raise from_psycopg(e) from e
+    except UnicodeEncodeError as e:
+        if function is None:
+            raise
+        raise InvalidArgument(f"{function}: an argument cannot be encoded: {e}") from e

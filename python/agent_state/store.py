@@ -16,7 +16,7 @@ from psycopg import Connection
 from psycopg_pool import ConnectionPool
 
 from . import _functions as F
-from .errors import InvalidArgument, from_psycopg
+from .errors import _mapped
 from .results import (
     ActivePersona,
     MemoryRef,
@@ -54,10 +54,8 @@ def connect(dsn: str | None = None, *, autocommit: bool = True) -> Store:
     With ``autocommit`` (the default) every call is its own transaction; group calls
     with ``with store.transaction():``.
     """
-    try:
+    with _mapped():
         conn = psycopg.connect(default_dsn(dsn), autocommit=autocommit)
-    except psycopg.Error as e:
-        raise from_psycopg(e) from e
     return Store(conn, owned=True)
 
 
@@ -92,10 +90,8 @@ class Store:
         self._pool: ConnectionPool[Any] | None = None
         self._owned = owned
         if isinstance(source, str):
-            try:
+            with _mapped():
                 self._conn = psycopg.connect(source, autocommit=autocommit)
-            except psycopg.Error as e:
-                raise from_psycopg(e) from e
             self._owned = True
         elif isinstance(source, ConnectionPool):
             self._pool = source
@@ -139,7 +135,7 @@ class Store:
     def transaction(self) -> Iterator[Store]:
         """Run the calls inside the block in one transaction (savepoint when nested)."""
         pinned = self._pinned.get()
-        try:
+        with _mapped():
             if pinned is not None:
                 with pinned.transaction():
                     yield self
@@ -155,8 +151,6 @@ class Store:
                 assert self._conn is not None
                 with self._conn.transaction():
                     yield self
-        except psycopg.Error as e:
-            raise from_psycopg(e) from e
 
     @contextmanager
     def _connection(self) -> Iterator[Connection[Any]]:
@@ -172,14 +166,13 @@ class Store:
 
     def _call(self, fn: F.Fn[F.R], **args: object) -> F.R:
         query, params = fn.build(args)
-        try:
-            with self._connection() as conn, conn.cursor(row_factory=fn.shape.row_factory) as cur:
-                cur.execute(query, params)
-                rows = cur.fetchall()
-        except psycopg.Error as e:
-            raise from_psycopg(e) from e
-        except UnicodeEncodeError as e:  # e.g. a lone surrogate in a str argument
-            raise InvalidArgument(f"{fn.name}: an argument cannot be encoded: {e}") from e
+        with (
+            _mapped(fn.name),
+            self._connection() as conn,
+            conn.cursor(row_factory=fn.shape.row_factory) as cur,
+        ):
+            cur.execute(query, params)
+            rows = cur.fetchall()
         return fn.shape.extract(rows)
 
     # -- Section 2: packaging -----------------------------------------------------------
