@@ -29,6 +29,25 @@ Fixtures:
     ``make_role("agent_state_runtime")`` returns a :class:`TestRole` whose
     ``dsn(base_dsn)`` connects as that role; roles and what they own are
     dropped after the test.
+
+For the wrapper tests, which share database ``agent_state_test`` and keep apart by
+making their own agents:
+
+``dsn`` (session)
+    the same as ``admin_dsn``.
+``sql_functions`` (module)
+    names of the functions in schema ``agent_state``.
+``require`` (function)
+    ``require("remember", ...)`` skips the test, naming what is missing, unless
+    those SQL functions exist (type :data:`Require`).
+``store`` (function)
+    an autocommit :class:`agent_state.Store` on ``dsn``, closed after the test.
+``agent`` (function)
+    a new agent (handle from :func:`new_handle`).
+``runtime_role`` (function)
+    a :class:`RuntimeRole`: a LOGIN role in ``agent_state_runtime`` with a hostile
+    name, hosting nothing yet; append the agents a test lets it host to ``hosted``
+    and their hosting is revoked before the role is dropped.
 """
 
 from __future__ import annotations
@@ -40,14 +59,18 @@ import secrets
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from uuid import UUID, uuid4
 
 import psycopg
 import pytest
 from psycopg import sql
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
+
+import agent_state
+from agent_state import Store
 
 ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_TEMPLATE = "agent_state_template"
@@ -280,3 +303,73 @@ def _drop_role(admin_dsn: str, name: str) -> None:
             import warnings
 
             warnings.warn(f"could not drop test role {name}: {exc}", stacklevel=1)
+
+
+# --------------------------------------------------------------------- wrapper tests
+
+Require = Callable[..., None]
+"""The ``require`` fixture: skips the test unless the named SQL functions exist."""
+
+
+def new_handle(prefix: str = "wrap") -> str:
+    """A unique agent handle, hostile on purpose: quotes, backslash, Unicode."""
+    return f"{prefix} 'q\"\\ü🤖 {uuid4().hex[:12]}"
+
+
+@pytest.fixture(scope="session")
+def dsn(admin_dsn: str) -> str:
+    return admin_dsn
+
+
+@pytest.fixture(scope="module")
+def sql_functions(dsn: str) -> set[str]:
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        rows = conn.execute(
+            "SELECT p.proname FROM pg_catalog.pg_proc p"
+            " JOIN pg_catalog.pg_namespace n ON n.oid = p.pronamespace"
+            " WHERE n.nspname = 'agent_state'"
+        ).fetchall()
+    return {r[0] for r in rows}
+
+
+@pytest.fixture
+def require(sql_functions: set[str]) -> Require:
+    def check(*names: str) -> None:
+        missing = [n for n in names if n not in sql_functions]
+        if missing:
+            pytest.skip(
+                "not in the database yet: " + ", ".join(f"agent_state.{n}" for n in missing)
+            )
+
+    return check
+
+
+@pytest.fixture
+def store(dsn: str) -> Iterator[Store]:
+    with agent_state.connect(dsn) as s:
+        yield s
+
+
+@pytest.fixture
+def agent(store: Store) -> UUID:
+    return store.create_agent(handle=new_handle())
+
+
+@dataclass
+class RuntimeRole:
+    """A LOGIN role in agent_state_runtime and the agents it was let host."""
+
+    name: str
+    dsn: str
+    hosted: list[UUID] = field(default_factory=list)
+
+
+@pytest.fixture
+def runtime_role(
+    dsn: str, store: Store, make_role: Callable[..., TestRole]
+) -> Iterator[RuntimeRole]:
+    role = make_role("agent_state_runtime", name=f"wrap rt \"ü' {secrets.token_hex(4)}")
+    runtime = RuntimeRole(role.name, role.dsn(dsn))
+    yield runtime
+    for a in runtime.hosted:
+        store.revoke_hosting(agent=a, host=runtime.name)

@@ -17,14 +17,6 @@ from agent_state.cli import main
 PACKAGE_DIR = Path(__file__).resolve().parents[2] / "python"
 
 
-@pytest.fixture(scope="module")
-def dsn() -> str:
-    value = os.environ.get("AGENT_STATE_TEST_DSN")
-    if not value:
-        pytest.skip("AGENT_STATE_TEST_DSN is not set")
-    return value
-
-
 def run_cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     environ = dict(os.environ if env is None else env)
     environ["PYTHONPATH"] = os.pathsep.join(

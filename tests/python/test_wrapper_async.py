@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import os
 from collections.abc import AsyncIterator
 from uuid import UUID, uuid4
 
@@ -13,14 +12,7 @@ from psycopg_pool import AsyncConnectionPool
 
 import agent_state
 from agent_state import AsyncStore
-
-
-@pytest.fixture(scope="module")
-def dsn() -> str:
-    value = os.environ.get("AGENT_STATE_TEST_DSN")
-    if not value:
-        pytest.skip("AGENT_STATE_TEST_DSN is not set")
-    return value
+from conftest import new_handle
 
 
 @pytest.fixture
@@ -30,10 +22,6 @@ async def astore(dsn: str) -> AsyncIterator[AsyncStore]:
         yield AsyncStore(conn)
     finally:
         await conn.close()
-
-
-def new_handle() -> str:
-    return f"async 'q\"ü {uuid4().hex[:12]}"
 
 
 async def test_version_and_foundation(astore: AsyncStore) -> None:

@@ -7,60 +7,18 @@ they are not in the database.
 
 from __future__ import annotations
 
-import os
-from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 from uuid import UUID, uuid4
 
-import psycopg
 import pytest
 
 import agent_state
 from agent_state import Store
-
-
-@pytest.fixture(scope="module")
-def dsn() -> str:
-    value = os.environ.get("AGENT_STATE_TEST_DSN")
-    if not value:
-        pytest.skip("AGENT_STATE_TEST_DSN is not set")
-    return value
-
-
-@pytest.fixture(scope="module")
-def sql_functions(dsn: str) -> set[str]:
-    with psycopg.connect(dsn, autocommit=True) as conn:
-        rows = conn.execute(
-            "SELECT p.proname FROM pg_catalog.pg_proc p"
-            " JOIN pg_catalog.pg_namespace n ON n.oid = p.pronamespace"
-            " WHERE n.nspname = 'agent_state'"
-        ).fetchall()
-    return {r[0] for r in rows}
-
-
-Require = Callable[..., None]
+from conftest import Require, new_handle
 
 TURN = ("start_run", "snapshot_prompt", "record_model_call")
 TOOLS = ("register_tool", "grant_tool", "record_tool_call", "record_tool_result")
-
-
-@pytest.fixture
-def require(sql_functions: set[str]) -> Require:
-    def check(*names: str) -> None:
-        missing = [n for n in names if n not in sql_functions]
-        if missing:
-            pytest.skip(
-                "not in the database yet: " + ", ".join(f"agent_state.{n}" for n in missing)
-            )
-
-    return check
-
-
-@pytest.fixture
-def store(dsn: str) -> Iterator[Store]:
-    with agent_state.connect(dsn) as s:
-        yield s
 
 
 @dataclass
@@ -74,7 +32,7 @@ class World:
 
 @pytest.fixture
 def world(store: Store, sql_functions: set[str]) -> World:
-    a = store.create_agent(handle=f"exec 'ü {uuid4().hex[:12]}")
+    a = store.create_agent(handle=new_handle("exec"))
     store.revise_persona(agent=a, body="You are the execution test agent.")
     alice = store.resolve_actor(agent=a, connector="slack", external_id="U-A")
     dm = store.open_conversation(agent=a, connector="slack", external_ref="D", kind="direct")

@@ -3,74 +3,17 @@ through the synchronous wrapper, and the SQLSTATE → exception mapping."""
 
 from __future__ import annotations
 
-import os
-import secrets
-from collections.abc import Iterator
-from dataclasses import FrozenInstanceError, dataclass, field
+from dataclasses import FrozenInstanceError
 from datetime import datetime, timedelta
 from uuid import UUID, uuid4
 
 import psycopg
 import pytest
-from psycopg import sql
-from psycopg.conninfo import make_conninfo
 from psycopg_pool import ConnectionPool
 
 import agent_state
 from agent_state import Store
-
-
-@pytest.fixture(scope="module")
-def dsn() -> str:
-    value = os.environ.get("AGENT_STATE_TEST_DSN")
-    if not value:
-        pytest.skip("AGENT_STATE_TEST_DSN is not set")
-    return value
-
-
-@pytest.fixture
-def store(dsn: str) -> Iterator[Store]:
-    with agent_state.connect(dsn) as s:
-        yield s
-
-
-def new_handle(prefix: str = "wrap") -> str:
-    # Hostile on purpose: quotes, backslash, Unicode.
-    return f"{prefix} 'q\"\\ü🤖 {uuid4().hex[:12]}"
-
-
-@pytest.fixture
-def agent(store: Store) -> UUID:
-    return store.create_agent(handle=new_handle())
-
-
-@dataclass
-class RuntimeRole:
-    name: str
-    dsn: str
-    hosted: list[UUID] = field(default_factory=list)
-
-
-@pytest.fixture
-def runtime_role(dsn: str, store: Store) -> Iterator[RuntimeRole]:
-    """A LOGIN role in agent_state_runtime, hosting nothing yet (cleaned up afterwards)."""
-    name = f"wrap rt \"ü' {secrets.token_hex(4)}"
-    password = secrets.token_hex(16)
-    with psycopg.connect(dsn, autocommit=True) as admin:
-        admin.execute(
-            sql.SQL("CREATE ROLE {} LOGIN PASSWORD {} IN ROLE agent_state_runtime").format(
-                sql.Identifier(name), sql.Literal(password)
-            )
-        )
-    role = RuntimeRole(name, make_conninfo(dsn, user=name, password=password))
-    try:
-        yield role
-    finally:
-        for a in role.hosted:
-            store.revoke_hosting(agent=a, host=name)
-        with psycopg.connect(dsn, autocommit=True) as admin:
-            admin.execute(sql.SQL("DROP ROLE {}").format(sql.Identifier(name)))
-
+from conftest import RuntimeRole, new_handle
 
 # ---------------------------------------------------------------- basics
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import secrets
 import shutil
 from collections.abc import Iterator
@@ -11,27 +10,13 @@ from pathlib import Path
 import psycopg
 import pytest
 from psycopg import sql
-from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
 import agent_state
 from agent_state import _install
+from conftest import with_dbname
 
 BUNDLE = Path(agent_state.__file__).parent / "sql" / "agent_state.sql"
 needs_bundle = pytest.mark.skipif(not BUNDLE.is_file(), reason="bundled SQL not built: run make")
-
-
-@pytest.fixture(scope="module")
-def dsn() -> str:
-    value = os.environ.get("AGENT_STATE_TEST_DSN")
-    if not value:
-        pytest.skip("AGENT_STATE_TEST_DSN is not set")
-    return value
-
-
-def with_dbname(dsn: str, dbname: str) -> str:
-    params = {k: v for k, v in conninfo_to_dict(dsn).items() if v is not None}
-    params["dbname"] = dbname
-    return make_conninfo("", **params)
 
 
 @pytest.fixture

@@ -7,61 +7,15 @@ they are not in the database, so the tests start running once the SQL lands.
 
 from __future__ import annotations
 
-import os
-import secrets
-from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import timedelta
 from uuid import UUID, uuid4
 
-import psycopg
 import pytest
-from psycopg import sql
-from psycopg.conninfo import make_conninfo
 
 import agent_state
 from agent_state import Store
-
-
-@pytest.fixture(scope="module")
-def dsn() -> str:
-    value = os.environ.get("AGENT_STATE_TEST_DSN")
-    if not value:
-        pytest.skip("AGENT_STATE_TEST_DSN is not set")
-    return value
-
-
-@pytest.fixture(scope="module")
-def sql_functions(dsn: str) -> set[str]:
-    with psycopg.connect(dsn, autocommit=True) as conn:
-        rows = conn.execute(
-            "SELECT p.proname FROM pg_catalog.pg_proc p"
-            " JOIN pg_catalog.pg_namespace n ON n.oid = p.pronamespace"
-            " WHERE n.nspname = 'agent_state'"
-        ).fetchall()
-    return {r[0] for r in rows}
-
-
-Require = Callable[..., None]
-"""The ``require`` fixture: skips the test unless the named SQL functions exist."""
-
-
-@pytest.fixture
-def require(sql_functions: set[str]) -> Require:
-    def check(*names: str) -> None:
-        missing = [n for n in names if n not in sql_functions]
-        if missing:
-            pytest.skip(
-                "not in the database yet: " + ", ".join(f"agent_state.{n}" for n in missing)
-            )
-
-    return check
-
-
-@pytest.fixture
-def store(dsn: str) -> Iterator[Store]:
-    with agent_state.connect(dsn) as s:
-        yield s
+from conftest import Require, RuntimeRole, new_handle
 
 
 @dataclass
@@ -80,7 +34,7 @@ class World:
 
 @pytest.fixture
 def world(store: Store) -> World:
-    a = store.create_agent(handle=f"mem 'ü {uuid4().hex[:12]}")
+    a = store.create_agent(handle=new_handle("mem"))
     alice = store.resolve_actor(agent=a, connector="slack", external_id="U-A", display_name="A")
     bob = store.resolve_actor(agent=a, connector="slack", external_id="U-B", display_name="B")
     me = store.resolve_actor(agent=a, connector="slack", external_id="U-ME", kind="agent")
@@ -319,23 +273,11 @@ def test_entries_of_another_perspective(store: Store, world: World, require: Req
 
 
 @pytest.fixture
-def runtime_dsn(dsn: str, store: Store, world: World) -> Iterator[str]:
+def runtime_dsn(store: Store, world: World, runtime_role: RuntimeRole) -> str:
     """A LOGIN role in agent_state_runtime hosting the world's agent."""
-    name = f"wrap mem rt {secrets.token_hex(4)}"
-    password = secrets.token_hex(16)
-    with psycopg.connect(dsn, autocommit=True) as admin:
-        admin.execute(
-            sql.SQL("CREATE ROLE {} LOGIN PASSWORD {} IN ROLE agent_state_runtime").format(
-                sql.Identifier(name), sql.Literal(password)
-            )
-        )
-    store.grant_hosting(agent=world.agent, host=name)
-    try:
-        yield make_conninfo(dsn, user=name, password=password)
-    finally:
-        store.revoke_hosting(agent=world.agent, host=name)
-        with psycopg.connect(dsn, autocommit=True) as admin:
-            admin.execute(sql.SQL("DROP ROLE {}").format(sql.Identifier(name)))
+    store.grant_hosting(agent=world.agent, host=runtime_role.name)
+    runtime_role.hosted.append(world.agent)
+    return runtime_role.dsn
 
 
 def test_runtime_remembers_but_may_not_author(

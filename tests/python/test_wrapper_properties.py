@@ -4,7 +4,6 @@ error or an internal error)."""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from typing import Any
 from uuid import UUID, uuid4
@@ -23,14 +22,6 @@ SETTINGS = settings(
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
-
-
-@pytest.fixture(scope="module")
-def dsn() -> str:
-    value = os.environ.get("AGENT_STATE_TEST_DSN")
-    if not value:
-        pytest.skip("AGENT_STATE_TEST_DSN is not set")
-    return value
 
 
 @pytest.fixture(scope="module")
