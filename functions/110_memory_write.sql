@@ -18,9 +18,17 @@ AS $$
 #variable_conflict use_variable
 BEGIN
     PERFORM agent_state._bind(agent);
-    PERFORM agent_state._need_text(body, 'body');
-    PERFORM agent_state._need(source_message, 'source_message');
-    PERFORM agent_state._need_one_of(visibility, 'visibility', ARRAY['perspective', 'conversation']);
+    -- Hot path: the helpers (which raise the errors) run only when their own
+    -- condition holds, so valid arguments cost simple expressions, not calls.
+    IF body IS NULL OR pg_catalog.btrim(body, E' \t\r\n') = '' OR pg_catalog.length(body) > 100000 THEN
+        PERFORM agent_state._need_text(body, 'body');
+    END IF;
+    IF source_message IS NULL THEN
+        PERFORM agent_state._need(source_message, 'source_message');
+    END IF;
+    IF visibility IS NULL OR visibility NOT IN ('perspective', 'conversation') THEN
+        PERFORM agent_state._need_one_of(visibility, 'visibility', ARRAY['perspective', 'conversation']);
+    END IF;
     -- Nested, so that a null subject costs a simple expression, not a query.
     IF subject IS NOT NULL THEN
         IF NOT EXISTS (
@@ -104,9 +112,16 @@ DECLARE
     convs uuid [];
 BEGIN
     caller_kind := agent_state._bind(agent);
-    PERFORM agent_state._need(entry, 'entry');
-    PERFORM agent_state._need_text(body, 'body');
-    PERFORM agent_state._need(expected_revision, 'expected_revision');
+    -- Hot path: the helpers raise, and run only when their condition holds.
+    IF entry IS NULL THEN
+        PERFORM agent_state._need(entry, 'entry');
+    END IF;
+    IF body IS NULL OR pg_catalog.btrim(body, E' \t\r\n') = '' OR pg_catalog.length(body) > 100000 THEN
+        PERFORM agent_state._need_text(body, 'body');
+    END IF;
+    IF expected_revision IS NULL THEN
+        PERFORM agent_state._need(expected_revision, 'expected_revision');
+    END IF;
     IF visibility IS NOT NULL THEN
         PERFORM agent_state._need_one_of(visibility, 'visibility', ARRAY['perspective', 'conversation']);
     END IF;
