@@ -37,7 +37,8 @@ async def connect_async(dsn: str | None = None, *, autocommit: bool = True) -> A
 
     The DSN comes from ``dsn``, else ``$AGENT_STATE_DSN``, else ``$DATABASE_URL``.
     """
-    conn = await psycopg.AsyncConnection.connect(default_dsn(dsn), autocommit=autocommit)
+    with _mapped():
+        conn = await psycopg.AsyncConnection.connect(default_dsn(dsn), autocommit=autocommit)
     return AsyncStore(conn, owned=True)
 
 

@@ -105,6 +105,12 @@ async def test_connect_async(dsn: str, monkeypatch: pytest.MonkeyPatch) -> None:
         await s.close()
 
 
+async def test_connect_async_failure_is_an_agent_state_error() -> None:
+    with pytest.raises(agent_state.Error) as info:
+        await agent_state.connect_async("host=127.0.0.1 port=1 connect_timeout=2")
+    assert isinstance(info.value.__cause__, psycopg.OperationalError)
+
+
 async def test_pool_and_concurrent_calls(dsn: str) -> None:
     async with AsyncConnectionPool(dsn, min_size=1, max_size=4, open=False) as pool:
         s = AsyncStore(pool)
