@@ -1,5 +1,6 @@
 -- Retrieval: recall (a search) and context_for (automatic prompt context). Both
--- read memory only through _eligible_memory (functions/100_memory_eligibility.sql)
+-- read memory only through the eligibility functions of
+-- functions/100_memory_eligibility.sql (all of them apply _memory_admits)
 -- and rank with one formula, in _rank_memory:
 --
 --   score = text_rank * (1 + subject_boost when subject = current_subject)
@@ -106,77 +107,10 @@ BEGIN
             ERRCODE = '22023', MESSAGE = 'settings: recency_half_life must be a positive interval';
     END IF;
 
-    -- One statement per case, so that each cached generic plan holds only the
-    -- branch of _eligible_memory it runs: a literal NULL as_of folds the past
-    -- branch away at plan time (and narrows grants to the unrevoked ones), a
-    -- literal NULL query folds the search branch away. The age interval is
-    -- computed only for the rows returned.
-    IF as_of IS NULL AND query IS NULL AND (current_subject IS NULL OR boost = 0) THEN
-        -- No query and no subject factor: the score only decays with age, so
-        -- the newest eligible entries are the best ones, read in
-        -- memory_entries_recent_idx order without ranking every entry.
-        RETURN QUERY
-        SELECT t.entry_id, t.revision, t.body, t.subject_id,
-               agent_state._memory_score(t.text_rank, t.subject_id, t.revised_at, current_subject,
-                                         boost, ref_time, half_life_s),
-               t.text_rank, coalesce(t.subject_id = current_subject, false),
-               GREATEST(ref_time - t.revised_at, interval '0')
-        FROM (
-            SELECT h.entry_id, h.revision, h.body, h.subject_id, h.revised_at, h.text_rank
-            FROM agent_state._eligible_memory(agent, NULL, target_conversation, target_known,
-                                              target_audience, NULL) AS h
-            ORDER BY h.revised_at DESC, h.entry_id
-            LIMIT n
-        ) AS t
-        ORDER BY t.revised_at DESC, t.entry_id;
-    ELSIF as_of IS NULL AND NOT (fill AND query IS NOT NULL) THEN
-        RETURN QUERY
-        SELECT t.entry_id, t.revision, t.body, t.subject_id, t.score, t.text_rank,
-               coalesce(t.subject_id = current_subject, false),
-               GREATEST(ref_time - t.revised_at, interval '0')
-        FROM (
-            SELECT h.entry_id, h.revision, h.body, h.subject_id, h.revised_at, h.text_rank,
-                   agent_state._memory_score(h.text_rank, h.subject_id, h.revised_at, current_subject,
-                                             boost, ref_time, half_life_s) AS score
-            FROM agent_state._eligible_memory(agent, query, target_conversation, target_known,
-                                              target_audience, NULL) AS h
-            ORDER BY 7 DESC, h.revised_at DESC, h.entry_id
-            LIMIT n
-        ) AS t
-        ORDER BY t.score DESC, t.revised_at DESC, t.entry_id;
-    ELSIF as_of IS NULL THEN
-        RETURN QUERY
-        WITH top AS (
-            SELECT h.entry_id, h.revision, h.body, h.subject_id, h.revised_at, h.text_rank,
-                   agent_state._memory_score(h.text_rank, h.subject_id, h.revised_at, current_subject,
-                                             boost, ref_time, half_life_s) AS score,
-                   1 AS grp
-            FROM agent_state._eligible_memory(agent, query, target_conversation, target_known,
-                                              target_audience, NULL) AS h
-            ORDER BY 7 DESC, h.revised_at DESC, h.entry_id
-            LIMIT n
-        ),
-        filler AS (
-            SELECT f.entry_id, f.revision, f.body, f.subject_id, f.revised_at,
-                   0::double precision AS text_rank, 0::double precision AS score, 2 AS grp
-            FROM agent_state._eligible_memory(agent, NULL, target_conversation, target_known,
-                                              target_audience, NULL) AS f
-            WHERE NOT EXISTS (SELECT FROM top AS t WHERE t.entry_id = f.entry_id)
-            ORDER BY f.revised_at DESC, f.entry_id
-            LIMIT GREATEST(n - (SELECT pg_catalog.count(*) FROM top), 0)
-        )
-        SELECT u.entry_id, u.revision, u.body, u.subject_id, u.score, u.text_rank,
-               coalesce(u.subject_id = current_subject, false),
-               GREATEST(ref_time - u.revised_at, interval '0')
-        FROM (
-            SELECT t.entry_id, t.revision, t.body, t.subject_id, t.score, t.text_rank, t.revised_at, t.grp
-            FROM top AS t
-            UNION ALL
-            SELECT f.entry_id, f.revision, f.body, f.subject_id, f.score, f.text_rank, f.revised_at, f.grp
-            FROM filler AS f
-        ) AS u
-        ORDER BY u.grp, u.score DESC, u.revised_at DESC, u.entry_id;
-    ELSE
+    -- One statement per case, each reading only the source it needs (the
+    -- search, every live entry, or the past), so that each cached generic plan
+    -- holds one scan. The age interval is computed only for the rows returned.
+    IF as_of IS NOT NULL THEN
         -- The past (recall only, never filled).
         RETURN QUERY
         SELECT t.entry_id, t.revision, t.body, t.subject_id, t.score, t.text_rank,
@@ -192,6 +126,87 @@ BEGIN
             LIMIT n
         ) AS t
         ORDER BY t.score DESC, t.revised_at DESC, t.entry_id;
+    ELSIF query IS NULL AND (current_subject IS NULL OR boost = 0) THEN
+        -- No query and no subject factor: the score only decays with age, so
+        -- the newest eligible entries are the best ones (same order), read in
+        -- memory_entries_recent_idx order without ranking every entry.
+        RETURN QUERY
+        SELECT t.entry_id, t.revision, t.body, t.subject_id,
+               agent_state._memory_score(t.text_rank, t.subject_id, t.revised_at, current_subject,
+                                         boost, ref_time, half_life_s),
+               t.text_rank, coalesce(t.subject_id = current_subject, false),
+               GREATEST(ref_time - t.revised_at, interval '0')
+        FROM (
+            SELECT h.entry_id, h.revision, h.body, h.subject_id, h.revised_at, h.text_rank
+            FROM agent_state._eligible_memory_live(agent, target_conversation, target_known,
+                                                   target_audience) AS h
+            ORDER BY h.revised_at DESC, h.entry_id
+            LIMIT n
+        ) AS t
+        ORDER BY t.revised_at DESC, t.entry_id;
+    ELSIF query IS NULL THEN
+        RETURN QUERY
+        SELECT t.entry_id, t.revision, t.body, t.subject_id, t.score, t.text_rank,
+               coalesce(t.subject_id = current_subject, false),
+               GREATEST(ref_time - t.revised_at, interval '0')
+        FROM (
+            SELECT h.entry_id, h.revision, h.body, h.subject_id, h.revised_at, h.text_rank,
+                   agent_state._memory_score(h.text_rank, h.subject_id, h.revised_at, current_subject,
+                                             boost, ref_time, half_life_s) AS score
+            FROM agent_state._eligible_memory_live(agent, target_conversation, target_known,
+                                                   target_audience) AS h
+            ORDER BY 7 DESC, h.revised_at DESC, h.entry_id
+            LIMIT n
+        ) AS t
+        ORDER BY t.score DESC, t.revised_at DESC, t.entry_id;
+    ELSIF NOT fill THEN
+        RETURN QUERY
+        SELECT t.entry_id, t.revision, t.body, t.subject_id, t.score, t.text_rank,
+               coalesce(t.subject_id = current_subject, false),
+               GREATEST(ref_time - t.revised_at, interval '0')
+        FROM (
+            SELECT h.entry_id, h.revision, h.body, h.subject_id, h.revised_at, h.text_rank,
+                   agent_state._memory_score(h.text_rank, h.subject_id, h.revised_at, current_subject,
+                                             boost, ref_time, half_life_s) AS score
+            FROM agent_state._eligible_memory_search(agent, query, target_conversation,
+                                                     target_known, target_audience) AS h
+            ORDER BY 7 DESC, h.revised_at DESC, h.entry_id
+            LIMIT n
+        ) AS t
+        ORDER BY t.score DESC, t.revised_at DESC, t.entry_id;
+    ELSE
+        -- context_for: the matches first, then the newest other eligible entries.
+        RETURN QUERY
+        WITH top AS (
+            SELECT h.entry_id, h.revision, h.body, h.subject_id, h.revised_at, h.text_rank,
+                   agent_state._memory_score(h.text_rank, h.subject_id, h.revised_at, current_subject,
+                                             boost, ref_time, half_life_s) AS score,
+                   1 AS grp
+            FROM agent_state._eligible_memory_search(agent, query, target_conversation,
+                                                     target_known, target_audience) AS h
+            ORDER BY 7 DESC, h.revised_at DESC, h.entry_id
+            LIMIT n
+        ),
+        filler AS (
+            SELECT f.entry_id, f.revision, f.body, f.subject_id, f.revised_at,
+                   0::double precision AS text_rank, 0::double precision AS score, 2 AS grp
+            FROM agent_state._eligible_memory_live(agent, target_conversation, target_known,
+                                                   target_audience) AS f
+            WHERE NOT EXISTS (SELECT FROM top AS t WHERE t.entry_id = f.entry_id)
+            ORDER BY f.revised_at DESC, f.entry_id
+            LIMIT GREATEST(n - (SELECT pg_catalog.count(*) FROM top), 0)
+        )
+        SELECT u.entry_id, u.revision, u.body, u.subject_id, u.score, u.text_rank,
+               coalesce(u.subject_id = current_subject, false),
+               GREATEST(ref_time - u.revised_at, interval '0')
+        FROM (
+            SELECT t.entry_id, t.revision, t.body, t.subject_id, t.score, t.text_rank, t.revised_at, t.grp
+            FROM top AS t
+            UNION ALL
+            SELECT f.entry_id, f.revision, f.body, f.subject_id, f.score, f.text_rank, f.revised_at, f.grp
+            FROM filler AS f
+        ) AS u
+        ORDER BY u.grp, u.score DESC, u.revised_at DESC, u.entry_id;
     END IF;
 END
 $$;
