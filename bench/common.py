@@ -36,7 +36,9 @@ from psycopg import conninfo, sql  # noqa: E402
 from agent_state.embedded import TemporaryCluster, find_bindir  # noqa: E402
 
 #: The install script `make` builds; AGENT_STATE_BENCH_BUNDLE may name another one.
-BUNDLE = Path(os.environ.get("AGENT_STATE_BENCH_BUNDLE") or ROOT / "build" / "agent_state--0.1.0.sql")
+BUNDLE = Path(
+    os.environ.get("AGENT_STATE_BENCH_BUNDLE") or ROOT / "build" / "agent_state--0.1.0.sql"
+)
 
 #: Login roles the benchmarks create (cluster-wide, so reused across databases).
 RUNTIME_ROLE = "bench_runtime"
@@ -102,20 +104,25 @@ class Server:
             params["password"] = ROLE_PASSWORD
         return conninfo.make_conninfo(**params)
 
-    def connect(self, dbname: str | None = None, user: str | None = None,
-                autocommit: bool = True) -> psycopg.Connection[Any]:
+    def connect(
+        self, dbname: str | None = None, user: str | None = None, autocommit: bool = True
+    ) -> psycopg.Connection[Any]:
         return psycopg.connect(self.dsn(dbname, user), autocommit=autocommit)
 
     def fresh_database(self, name: str) -> str:
         """Drop and create database ``name``; returns its DSN (superuser)."""
         with self.connect() as conn:
-            conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
+            conn.execute(
+                sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
+            )
             conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
         return self.dsn(name)
 
     def drop_database(self, name: str) -> None:
         with self.connect() as conn:
-            conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
+            conn.execute(
+                sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
+            )
 
     def describe(self) -> dict[str, str]:
         """Machine and server facts for the report."""
@@ -139,8 +146,16 @@ class Server:
             facts["database"] += "; DIAGNOSTIC: benchmark sessions with synchronous_commit=off"
         with self.connect() as conn:
             facts["server"] = str(conn.execute("SELECT version()").fetchone()[0])  # type: ignore[index]
-            for name in ("fsync", "synchronous_commit", "full_page_writes", "shared_buffers",
-                         "work_mem", "max_wal_size", "wal_level", "jit"):
+            for name in (
+                "fsync",
+                "synchronous_commit",
+                "full_page_writes",
+                "shared_buffers",
+                "work_mem",
+                "max_wal_size",
+                "wal_level",
+                "jit",
+            ):
                 row = conn.execute("SELECT current_setting(%s)", [name]).fetchone()
                 facts[name] = str(row[0]) if row else "?"
         return facts
@@ -159,13 +174,19 @@ def install_bundle(dsn: str) -> None:
 def ensure_roles(dsn: str) -> None:
     """Login roles: one runtime (hosting is granted per agent), one operator."""
     with psycopg.connect(dsn, autocommit=True) as conn:
-        for role, group in ((RUNTIME_ROLE, "agent_state_runtime"),
-                            (OPERATOR_ROLE, "agent_state_operator")):
-            conn.execute(sql.SQL(
-                "DO $$BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = {r}) THEN "
-                "CREATE ROLE {i} LOGIN PASSWORD {p}; END IF; END$$"
-            ).format(r=sql.Literal(role), i=sql.Identifier(role), p=sql.Literal(ROLE_PASSWORD)))
-            conn.execute(sql.SQL("GRANT {} TO {}").format(sql.Identifier(group), sql.Identifier(role)))
+        for role, group in (
+            (RUNTIME_ROLE, "agent_state_runtime"),
+            (OPERATOR_ROLE, "agent_state_operator"),
+        ):
+            conn.execute(
+                sql.SQL(
+                    "DO $$BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = {r}) THEN "
+                    "CREATE ROLE {i} LOGIN PASSWORD {p}; END IF; END$$"
+                ).format(r=sql.Literal(role), i=sql.Identifier(role), p=sql.Literal(ROLE_PASSWORD))
+            )
+            conn.execute(
+                sql.SQL("GRANT {} TO {}").format(sql.Identifier(group), sql.Identifier(role))
+            )
 
 
 def has_functions(dsn: str, *names: str) -> dict[str, bool]:
@@ -173,7 +194,9 @@ def has_functions(dsn: str, *names: str) -> dict[str, bool]:
     with psycopg.connect(dsn) as conn:
         rows = conn.execute(
             "SELECT proname FROM pg_proc WHERE pronamespace = 'agent_state'::regnamespace "
-            "AND proname = ANY(%s)", [list(names)]).fetchall()
+            "AND proname = ANY(%s)",
+            [list(names)],
+        ).fetchall()
     found = {r[0] for r in rows}
     return {n: n in found for n in names}
 
@@ -202,8 +225,15 @@ class Throughput:
     output: str = field(repr=False, default="")
 
 
-def pgbench(dsn: str, script: str, *, clients: int, seconds: float, label: str,
-            defines: dict[str, object] | None = None) -> Throughput:
+def pgbench(
+    dsn: str,
+    script: str,
+    *,
+    clients: int,
+    seconds: float,
+    label: str,
+    defines: dict[str, object] | None = None,
+) -> Throughput:
     """Run one custom script with pgbench (prepared protocol, no vacuum).
 
     With ``AGENT_STATE_BENCH_ASYNC_COMMIT=1`` the sessions run with
@@ -214,8 +244,20 @@ def pgbench(dsn: str, script: str, *, clients: int, seconds: float, label: str,
     with tempfile.NamedTemporaryFile("w", suffix=".sql", delete=False) as f:
         f.write(script)
         path = f.name
-    args = [pgbench_path(), "-n", "-M", "prepared", "-c", str(clients), "-j", str(threads),
-            "-T", str(max(1, int(round(seconds)))), "-f", path]
+    args = [
+        pgbench_path(),
+        "-n",
+        "-M",
+        "prepared",
+        "-c",
+        str(clients),
+        "-j",
+        str(threads),
+        "-T",
+        str(max(1, round(seconds))),
+        "-f",
+        path,
+    ]
     for key, value in (defines or {}).items():
         args += ["-D", f"{key}={value}"]
     args.append(dsn)
@@ -227,7 +269,7 @@ def pgbench(dsn: str, script: str, *, clients: int, seconds: float, label: str,
     finally:
         os.unlink(path)
     out = proc.stdout + proc.stderr
-    if proc.returncode != 0 or "aborted" in out and "number of failed" not in out:
+    if proc.returncode != 0 or ("aborted" in out and "number of failed" not in out):
         raise RuntimeError(f"pgbench {label} failed (exit {proc.returncode}):\n{out[-4000:]}")
     tps = _grab(r"^tps = ([\d.]+) \(without initial connection time\)", out)
     tx = int(_grab(r"number of transactions actually processed: (\d+)", out))
@@ -253,8 +295,13 @@ def _grab(pattern: str, text: str) -> float:
 # ----------------------------------------------------------------- client processes
 
 
-def _worker(fn: Callable[[int, float], tuple[int, list[float]]], index: int, start_at: float,
-            seconds: float, queue: Any) -> None:
+def _worker(
+    fn: Callable[[int, float], tuple[int, list[float]]],
+    index: int,
+    start_at: float,
+    seconds: float,
+    queue: Any,
+) -> None:
     try:
         while time.time() < start_at:
             time.sleep(0.001)
@@ -263,8 +310,9 @@ def _worker(fn: Callable[[int, float], tuple[int, list[float]]], index: int, sta
         queue.put(("error", repr(e)))
 
 
-def run_clients(fn: Callable[[int, float], tuple[int, list[float]]], clients: int,
-                seconds: float) -> tuple[float, list[float]]:
+def run_clients(
+    fn: Callable[[int, float], tuple[int, list[float]]], clients: int, seconds: float
+) -> tuple[float, list[float]]:
     """Run ``fn(index, deadline)`` in ``clients`` processes for ``seconds``.
 
     ``fn`` connects, works until ``time.perf_counter() >= deadline`` and returns
@@ -275,8 +323,9 @@ def run_clients(fn: Callable[[int, float], tuple[int, list[float]]], clients: in
     ctx = mp.get_context("fork")
     queue = ctx.Queue()
     start_at = time.time() + 2.0
-    procs = [ctx.Process(target=_worker, args=(fn, i, start_at, seconds, queue))
-             for i in range(clients)]
+    procs = [
+        ctx.Process(target=_worker, args=(fn, i, start_at, seconds, queue)) for i in range(clients)
+    ]
     for p in procs:
         p.start()
     total = 0

@@ -37,10 +37,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import psycopg  # noqa: E402
-
-from common import (  # noqa: E402
-    OPERATOR_ROLE,
+import psycopg
+from common import (
     RUNTIME_ROLE,
     Server,
     ensure_roles,
@@ -56,9 +54,9 @@ from common import (  # noqa: E402
 )
 
 DB = "bench_memory"
-VOCAB = 20000          # background words w1 .. w20000, log-uniform (Zipf-like) draws
+VOCAB = 20000  # background words w1 .. w20000, log-uniform (Zipf-like) draws
 WORDS_PER_BODY = 12
-PLANTED = [10, 100, 1000, 10000, 25000]   # target match counts in the big agent
+PLANTED = [10, 100, 1000, 10000, 25000]  # target match counts in the big agent
 
 WRITE_TARGET = 0.7
 RECALL_TARGET = 1.5
@@ -103,8 +101,10 @@ CREATE TABLE bench_bare.{r} (
 """
 
 INDEX_BTREE_GIN = "CREATE INDEX {e}_search ON bench_bare.{e} USING gin (runtime_agent_id, tsv)"
-INDEX_OURS = ("CREATE INDEX {e}_search ON bench_bare.{e} "
-              "USING gin ((ARRAY[runtime_agent_id]) array_ops, tsv) WHERE live")
+INDEX_OURS = (
+    "CREATE INDEX {e}_search ON bench_bare.{e} "
+    "USING gin ((ARRAY[runtime_agent_id]) array_ops, tsv) WHERE live"
+)
 
 
 def bare_shapes(btree_gin: bool) -> list[tuple[str, str, str, str]]:
@@ -147,36 +147,55 @@ def setup(conn: psycopg.Connection[Any], agents: int, seed: float) -> bool:
         {"agents": agents},
     )
     conn.execute(
-        "SELECT agent_state.grant_hosting(agent, %s::regrole) FROM bench.ctx", [RUNTIME_ROLE])
-    conn.execute("GRANT USAGE ON SCHEMA bench, bench_bare TO agent_state_runtime, agent_state_operator")
-    conn.execute("GRANT SELECT ON ALL TABLES IN SCHEMA bench TO agent_state_runtime, agent_state_operator")
-    conn.execute("GRANT ALL ON ALL TABLES IN SCHEMA bench_bare TO agent_state_runtime, agent_state_operator")
+        "SELECT agent_state.grant_hosting(agent, %s::regrole) FROM bench.ctx", [RUNTIME_ROLE]
+    )
+    conn.execute(
+        "GRANT USAGE ON SCHEMA bench, bench_bare TO agent_state_runtime, agent_state_operator"
+    )
+    conn.execute(
+        "GRANT SELECT ON ALL TABLES IN SCHEMA bench TO agent_state_runtime, agent_state_operator"
+    )
+    conn.execute(
+        "GRANT ALL ON ALL TABLES IN SCHEMA bench_bare TO agent_state_runtime, agent_state_operator"
+    )
     return btree_gin
 
 
 def body_sql(planted: bool) -> str:
     """SQL expression for a generated body: log-uniform background words, and in
     the big agent one planted word per target count at a fixed stride."""
-    words = (f"(SELECT string_agg('w' || (floor(exp(random() * ln({VOCAB})))::int), ' ') "
-             f"FROM generate_series(1, {WORDS_PER_BODY}) WHERE i IS NOT NULL)")
+    words = (
+        f"(SELECT string_agg('w' || (floor(exp(random() * ln({VOCAB})))::int), ' ') "
+        f"FROM generate_series(1, {WORDS_PER_BODY}) WHERE i IS NOT NULL)"
+    )
     if not planted:
         return words
     plants = " || ".join(
         f"CASE WHEN mod(i, greatest(%(big)s::int / {k}, 1)) = 0 AND %(big)s::int >= {k} "
         f"THEN ' plant{k}' ELSE '' END"
-        for k in PLANTED)
+        for k in PLANTED
+    )
     return f"{words} || {plants}"
 
 
-def load(conn: psycopg.Connection[Any], *, first: int, last: int, per_agent: int, big: int,
-         shapes: list[tuple[str, str, str, str]]) -> None:
+def load(
+    conn: psycopg.Connection[Any],
+    *,
+    first: int,
+    last: int,
+    per_agent: int,
+    big: int,
+    shapes: list[tuple[str, str, str, str]],
+) -> None:
     """Add ``per_agent`` entries to agents first..last (and ``big`` entries to agent 0)
     into the product tables (consistent entry, revision and evidence rows, triggers
     running) and into the bare tables (same entry ids and bodies)."""
     conn.execute("DROP TABLE IF EXISTS bench.stage")
     with timed(f"generate {per_agent * (last - first + 1) + big} bodies"):
-        conn.execute("CREATE UNLOGGED TABLE bench.stage (agent uuid, actor uuid, conv uuid, msg uuid, "
-                     "entry_id uuid, body text, subject uuid)")
+        conn.execute(
+            "CREATE UNLOGGED TABLE bench.stage (agent uuid, actor uuid, conv uuid, msg uuid, "
+            "entry_id uuid, body text, subject uuid)"
+        )
         conn.execute(
             f"""
             INSERT INTO bench.stage
@@ -185,7 +204,8 @@ def load(conn: psycopg.Connection[Any], *, first: int, last: int, per_agent: int
             FROM bench.ctx AS c, generate_series(1, %(per)s) AS i
             WHERE c.n BETWEEN %(first)s AND %(last)s
             """,
-            {"per": per_agent, "first": first, "last": last})
+            {"per": per_agent, "first": first, "last": last},
+        )
         if big:
             conn.execute(
                 f"""
@@ -195,7 +215,8 @@ def load(conn: psycopg.Connection[Any], *, first: int, last: int, per_agent: int
                 FROM bench.ctx AS c, generate_series(1, %(big)s) AS i
                 WHERE c.n = 0
                 """,
-                {"big": big})
+                {"big": big},
+            )
     with timed("load product tables"):
         # Rebuilding the GIN indexes after the load is what a bulk load does; the
         # index definitions are taken from the catalog and restored unchanged.
@@ -213,12 +234,14 @@ def load(conn: psycopg.Connection[Any], *, first: int, last: int, per_agent: int
             conn.execute(
                 """
                 WITH ev AS (
-                    INSERT INTO agent_state.memory_evidence (runtime_agent_id, entry_id, revision, message_id)
+                    INSERT INTO agent_state.memory_evidence
+                        (runtime_agent_id, entry_id, revision, message_id)
                     SELECT agent, entry_id, 1, msg FROM bench.stage
                     RETURNING 1),
                 rev AS (
                     INSERT INTO agent_state.memory_revisions
-                        (runtime_agent_id, entry_id, revision, operation, body, subject_id, visibility,
+                        (runtime_agent_id, entry_id, revision, operation, body, subject_id,
+                         visibility,
                          source_type, source_actor_id, source_message_id, evidence_observers,
                          evidence_conversations)
                     SELECT agent, entry_id, 1, 'create', body, subject, 'perspective',
@@ -227,11 +250,14 @@ def load(conn: psycopg.Connection[Any], *, first: int, last: int, per_agent: int
                     RETURNING runtime_agent_id, entry_id, created_at)
                 INSERT INTO agent_state.memory_entries
                     (runtime_agent_id, entry_id, current_revision, live, body, subject_id,
-                     visibility, source_type, evidence_observers, evidence_conversations, revised_at)
+                     visibility, source_type, evidence_observers, evidence_conversations,
+                     revised_at)
                 SELECT s.agent, s.entry_id, 1, true, s.body, s.subject, 'perspective',
                        'agent', ARRAY[s.actor], ARRAY[s.conv], r.created_at
-                FROM rev AS r JOIN bench.stage AS s ON s.agent = r.runtime_agent_id AND s.entry_id = r.entry_id
-                """)
+                FROM rev AS r JOIN bench.stage AS s
+                  ON s.agent = r.runtime_agent_id AND s.entry_id = r.entry_id
+                """
+            )
         with timed("rebuild product GIN indexes"):
             for _, ddl in gins:
                 conn.execute(ddl)
@@ -241,12 +267,15 @@ def load(conn: psycopg.Connection[Any], *, first: int, last: int, per_agent: int
             conn.execute(
                 f"INSERT INTO bench_bare.{e} (runtime_agent_id, entry_id, current_revision, body, "
                 f"subject_id, visibility) SELECT agent, entry_id, 1, body, subject, 'perspective' "
-                f"FROM bench.stage")
+                f"FROM bench.stage"
+            )
             conn.execute(
-                f"INSERT INTO bench_bare.{r} (runtime_agent_id, entry_id, revision, operation, body, "
+                f"INSERT INTO bench_bare.{r} (runtime_agent_id, entry_id, revision, operation, "
+                f"body, "
                 f"subject_id, visibility, source_actor_id, source_message_id) "
                 f"SELECT agent, entry_id, 1, 'create', body, subject, 'perspective', actor, msg "
-                f"FROM bench.stage")
+                f"FROM bench.stage"
+            )
             conn.execute(index.format(e=e))
     conn.execute("DROP TABLE bench.stage")
     with timed("vacuum analyze"):
@@ -256,7 +285,9 @@ def load(conn: psycopg.Connection[Any], *, first: int, last: int, per_agent: int
 
 # ----------------------------------------------------------------- writes
 
-REMEMBER_BODY = "'remembered fact ' || :r || ' about item ' || :k || ' that the user mentioned today'"
+REMEMBER_BODY = (
+    "'remembered fact ' || :r || ' about item ' || :k || ' that the user mentioned today'"
+)
 AMEND_BODY = "'amended fact ' || :r || ' about item ' || :k || ' that the user corrected today'"
 
 REMEMBER_PRODUCT = f"""\\set n random(1, :agents)
@@ -278,7 +309,8 @@ e AS (
     RETURNING runtime_agent_id, entry_id, body, subject_id, visibility)
 INSERT INTO bench_bare.{{r}} (runtime_agent_id, entry_id, revision, operation, body, subject_id,
                           visibility, source_actor_id, source_message_id)
-SELECT e.runtime_agent_id, e.entry_id, 1, 'create', e.body, e.subject_id, e.visibility, c.actor, c.msg
+SELECT e.runtime_agent_id, e.entry_id, 1, 'create', e.body, e.subject_id, e.visibility,
+       c.actor, c.msg
 FROM e, c;
 """
 
@@ -293,12 +325,17 @@ AMEND_HEAD = """\\set i :iter
 \\set k random(1, 100000)
 """
 
-AMEND_PRODUCT = AMEND_HEAD + f"""SELECT agent_state.amend(agent => t.agent, entry => t.entry, body => {AMEND_BODY},
+AMEND_PRODUCT = (
+    AMEND_HEAD
+    + f"""SELECT agent_state.amend(agent => t.agent, entry => t.entry, body => {AMEND_BODY},
     expected_revision => t.rev + :pass, source_message => t.msg)
 FROM bench.targets AS t WHERE t.n = :t;
 """
+)
 
-AMEND_BARE = AMEND_HEAD + f"""WITH t AS (SELECT agent, entry, rev, actor, msg FROM bench.targets WHERE n = :t),
+AMEND_BARE = (
+    AMEND_HEAD
+    + f"""WITH t AS (SELECT agent, entry, rev, actor, msg FROM bench.targets WHERE n = :t),
 u AS (
     UPDATE bench_bare.{{e}} AS e
     SET body = {AMEND_BODY}, current_revision = e.current_revision + 1,
@@ -306,13 +343,15 @@ u AS (
     FROM t
     WHERE e.runtime_agent_id = t.agent AND e.entry_id = t.entry
       AND e.current_revision = t.rev + :pass
-    RETURNING e.runtime_agent_id, e.entry_id, e.current_revision, e.body, e.subject_id, e.visibility)
+    RETURNING e.runtime_agent_id, e.entry_id, e.current_revision, e.body, e.subject_id,
+              e.visibility)
 INSERT INTO bench_bare.{{r}} (runtime_agent_id, entry_id, revision, operation, body, subject_id,
                           visibility, source_actor_id, source_message_id)
 SELECT u.runtime_agent_id, u.entry_id, u.current_revision, 'amend', u.body, u.subject_id,
        u.visibility, t.actor, t.msg
 FROM u, t;
 """
+)
 
 
 def build_targets(conn: psycopg.Connection[Any], entries: str, size: int, seed: float) -> None:
@@ -330,7 +369,8 @@ def build_targets(conn: psycopg.Connection[Any], entries: str, size: int, seed: 
               ORDER BY md5(e.entry_id::text || %(seed)s::text)
               LIMIT %(size)s) AS s
         """,
-        {"size": size, "seed": seed})
+        {"size": size, "seed": seed},
+    )
     conn.execute("ALTER TABLE bench.targets ADD PRIMARY KEY (n)")
     conn.execute("GRANT SELECT ON bench.targets TO agent_state_runtime, agent_state_operator")
     conn.execute("ANALYZE bench.targets")
@@ -341,10 +381,20 @@ def count_amends(conn: psycopg.Connection[Any], revisions: str) -> int:
     return int(row[0]) if row else 0
 
 
-def write_benchmarks(server: Server, conn: psycopg.Connection[Any], *, agents: int,
-                     shapes: list[tuple[str, str, str, str]], clients_list: list[int],
-                     seconds: float, targets: int, have_remember: bool, have_amend: bool,
-                     dataset: str, rounds: int) -> list[dict[str, Any]]:
+def write_benchmarks(
+    server: Server,
+    conn: psycopg.Connection[Any],
+    *,
+    agents: int,
+    shapes: list[tuple[str, str, str, str]],
+    clients_list: list[int],
+    seconds: float,
+    targets: int,
+    have_remember: bool,
+    have_amend: bool,
+    dataset: str,
+    rounds: int,
+) -> list[dict[str, Any]]:
     """pgbench runs, bare and product interleaved per (operation, clients), ``rounds``
     times; the mean tps of each system is reported."""
     runtime = server.dsn(DB, RUNTIME_ROLE)
@@ -354,16 +404,28 @@ def write_benchmarks(server: Server, conn: psycopg.Connection[Any], *, agents: i
         for clients in clients_list:
             row: dict[str, Any] = {"dataset": dataset, "op": op, "clients": clients}
             systems: list[tuple[str, str, str, str]] = [
-                (label, e, r, "bare") for label, e, r, _ in shapes]
+                (label, e, r, "bare") for label, e, r, _ in shapes
+            ]
             if have:
-                systems.insert(1, ("agent_state", "agent_state.memory_entries",
-                                   "agent_state.memory_revisions", "product"))
+                systems.insert(
+                    1,
+                    (
+                        "agent_state",
+                        "agent_state.memory_entries",
+                        "agent_state.memory_revisions",
+                        "product",
+                    ),
+                )
             runs: dict[str, list[float]] = {label: [] for label, _, _, _ in systems}
             for _round in range(rounds):
                 for label, e, r, kind in systems:
                     defines: dict[str, object] = {"agents": agents}
                     if op == "remember":
-                        script = REMEMBER_PRODUCT if kind == "product" else REMEMBER_BARE.format(e=e, r=r)
+                        script = (
+                            REMEMBER_PRODUCT
+                            if kind == "product"
+                            else REMEMBER_BARE.format(e=e, r=r)
+                        )
                     else:
                         entries = e if kind == "product" else f"bench_bare.{e}"
                         revisions = r if kind == "product" else f"bench_bare.{r}"
@@ -373,18 +435,28 @@ def write_benchmarks(server: Server, conn: psycopg.Connection[Any], *, agents: i
                         script = AMEND_PRODUCT if kind == "product" else AMEND_BARE.format(e=e, r=r)
                         before = count_amends(conn, revisions)
                     conn.execute("CHECKPOINT")
-                    res = pgbench(runtime, script, clients=clients, seconds=seconds,
-                                  label=f"{op} {label} {clients}c", defines=defines)
+                    res = pgbench(
+                        runtime,
+                        script,
+                        clients=clients,
+                        seconds=seconds,
+                        label=f"{op} {label} {clients}c",
+                        defines=defines,
+                    )
                     if op == "amend":
                         # every transaction must really have amended (the bare update
                         # would silently do nothing on a wrong expected revision)
                         done = count_amends(conn, revisions) - before
                         if done != res.transactions:
-                            raise RuntimeError(f"{op} {label}: {res.transactions} transactions "
-                                               f"but {done} amend revisions")
+                            raise RuntimeError(
+                                f"{op} {label}: {res.transactions} transactions "
+                                f"but {done} amend revisions"
+                            )
                     runs[label].append(res.tps)
-                    log(f"  {dataset} {op:8} {clients}c {label:24} {res.tps:10.1f} tps "
-                        f"(avg {res.latency_ms:.3f} ms)")
+                    log(
+                        f"  {dataset} {op:8} {clients}c {label:24} {res.tps:10.1f} tps "
+                        f"(avg {res.latency_ms:.3f} ms)"
+                    )
             for label, values in runs.items():
                 row[label] = sum(values) / len(values)
                 row[label + " runs"] = values
@@ -408,28 +480,46 @@ SELECT * FROM agent_state.recall(agent => %(agent)s::uuid, query => %(query)s::t
 """
 
 
-def recall_systems(server: Server, btree_gin: bool, have_recall: bool
-                   ) -> list[tuple[str, psycopg.Connection[Any], str]]:
+def recall_systems(
+    server: Server, btree_gin: bool, have_recall: bool
+) -> list[tuple[str, psycopg.Connection[Any], str]]:
     systems = []
     if have_recall:
         systems.append(("agent_state.recall", server.connect(DB, RUNTIME_ROLE), PRODUCT_RECALL))
     if btree_gin:
-        systems.append(("bare (btree_gin)", server.connect(DB, RUNTIME_ROLE), BARE_RECALL.format(
-            table="bench_bare.entries", agent_cond="e.runtime_agent_id = %(agent)s::uuid")))
+        systems.append(
+            (
+                "bare (btree_gin)",
+                server.connect(DB, RUNTIME_ROLE),
+                BARE_RECALL.format(
+                    table="bench_bare.entries", agent_cond="e.runtime_agent_id = %(agent)s::uuid"
+                ),
+            )
+        )
     # The same query on the product's table and index, run as its owner.
-    systems.append(("bare on our table (owner)", server.connect(DB), BARE_RECALL.format(
-        table="agent_state.memory_entries",
-        agent_cond="ARRAY[e.runtime_agent_id] @> ARRAY[%(agent)s::uuid] AND e.live")))
+    systems.append(
+        (
+            "bare on our table (owner)",
+            server.connect(DB),
+            BARE_RECALL.format(
+                table="agent_state.memory_entries",
+                agent_cond="ARRAY[e.runtime_agent_id] @> ARRAY[%(agent)s::uuid] AND e.live",
+            ),
+        )
+    )
     return systems
 
 
-def time_queries(systems: list[tuple[str, psycopg.Connection[Any], str]],
-                 queries: list[dict[str, Any]], warmup: int) -> dict[str, list[float]]:
+def time_queries(
+    systems: list[tuple[str, psycopg.Connection[Any], str]],
+    queries: list[dict[str, Any]],
+    warmup: int,
+) -> dict[str, list[float]]:
     """Each query on every system in turn (rotating the order); client wall time."""
     lat: dict[str, list[float]] = {label: [] for label, _, _ in systems}
     rows: dict[str, list[int]] = {label: [] for label, _, _ in systems}
     for qi, params in enumerate(queries[:warmup] + queries):
-        order = systems[qi % len(systems):] + systems[:qi % len(systems)]
+        order = systems[qi % len(systems) :] + systems[: qi % len(systems)]
         for label, conn, query in order:
             t = time.perf_counter()
             got = conn.execute(query, params, prepare=True).fetchall()
@@ -445,7 +535,9 @@ def time_queries(systems: list[tuple[str, psycopg.Connection[Any], str]],
     return lat
 
 
-def random_queries(ctx: list[tuple[Any, Any]], count: int, rng: random.Random) -> list[dict[str, Any]]:
+def random_queries(
+    ctx: list[tuple[Any, Any]], count: int, rng: random.Random
+) -> list[dict[str, Any]]:
     """Queries of one or two background words drawn like the bodies (log-uniform)."""
     out = []
     for _ in range(count):
@@ -456,8 +548,10 @@ def random_queries(ctx: list[tuple[Any, Any]], count: int, rng: random.Random) -
 
 
 def summarize(lat: dict[str, list[float]]) -> dict[str, dict[str, float]]:
-    return {label: {"p50": percentile(v, 50), "p99": percentile(v, 99), "n": len(v)}
-            for label, v in lat.items()}
+    return {
+        label: {"p50": percentile(v, 50), "p99": percentile(v, 99), "n": len(v)}
+        for label, v in lat.items()
+    }
 
 
 def explain_recall(server: Server, agent: Any, conv: Any, query: str) -> str:
@@ -466,12 +560,17 @@ def explain_recall(server: Server, agent: Any, conv: Any, query: str) -> str:
     with server.connect(DB) as conn:
         conn.add_notice_handler(lambda d: notices.append(d.message_primary or ""))
         conn.execute("LOAD 'auto_explain'")
-        for k, v in (("log_min_duration", "0"), ("log_analyze", "on"), ("log_buffers", "on"),
-                     ("log_nested_statements", "on"), ("log_level", "notice"),
-                     ("log_timing", "on")):
+        for k, v in (
+            ("log_min_duration", "0"),
+            ("log_analyze", "on"),
+            ("log_buffers", "on"),
+            ("log_nested_statements", "on"),
+            ("log_level", "notice"),
+            ("log_timing", "on"),
+        ):
             conn.execute(f"SET auto_explain.{k} = {v}")
         conn.execute(f"SET ROLE {RUNTIME_ROLE}")
-        for _ in range(2):   # second call: cached plans, warm buffers
+        for _ in range(2):  # second call: cached plans, warm buffers
             notices.clear()
             conn.execute(PRODUCT_RECALL, {"agent": agent, "conv": conv, "query": query}).fetchall()
     return "\n\n".join(notices)
@@ -481,7 +580,9 @@ def explain_recall(server: Server, agent: Any, conv: Any, query: str) -> str:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--quick", action="store_true", help="small sizes, short runs (< 2 min)")
     ap.add_argument("--agents", type=int)
     ap.add_argument("--small", type=int, help="entries per agent in the first data set (100)")
@@ -491,15 +592,37 @@ def main() -> int:
     ap.add_argument("--queries", type=int, help="recall queries per data set (2000)")
     ap.add_argument("--sweep", type=int, help="repetitions per planted word (30)")
     ap.add_argument("--clients", default="1,8")
-    ap.add_argument("--rounds", type=int, help="repetitions of each throughput run, interleaved (2)")
+    ap.add_argument(
+        "--rounds", type=int, help="repetitions of each throughput run, interleaved (2)"
+    )
     ap.add_argument("--no-writes", action="store_true")
-    ap.add_argument("--explain", action="store_true",
-                    help="print EXPLAIN ANALYZE of recall's inner statements for the worst case")
+    ap.add_argument(
+        "--explain",
+        action="store_true",
+        help="print EXPLAIN ANALYZE of recall's inner statements for the worst case",
+    )
     ap.add_argument("--out", help="write the results as JSON to this file")
     args = ap.parse_args()
-    quick = dict(agents=50, small=20, large=100, big=10000, seconds=2, queries=200, sweep=5, rounds=1)
-    full = dict(agents=1000, small=100, large=1000, big=200000, seconds=15, queries=2000, sweep=30,
-                rounds=2)
+    quick = {
+        "agents": 50,
+        "small": 20,
+        "large": 100,
+        "big": 10000,
+        "seconds": 2,
+        "queries": 200,
+        "sweep": 5,
+        "rounds": 1,
+    }
+    full = {
+        "agents": 1000,
+        "small": 100,
+        "large": 1000,
+        "big": 200000,
+        "seconds": 15,
+        "queries": 2000,
+        "sweep": 30,
+        "rounds": 2,
+    }
     for key, val in (quick if args.quick else full).items():
         if getattr(args, key) is None:
             setattr(args, key, val)
@@ -521,7 +644,9 @@ def main() -> int:
             with timed("setup agents"):
                 btree_gin = setup(conn, args.agents, 0.17)
             shapes = bare_shapes(btree_gin)
-            ctx = conn.execute("SELECT agent, conv FROM bench.ctx WHERE n > 0 ORDER BY n").fetchall()
+            ctx = conn.execute(
+                "SELECT agent, conv FROM bench.ctx WHERE n > 0 ORDER BY n"
+            ).fetchall()
             big_ctx = conn.execute("SELECT agent, conv FROM bench.ctx WHERE n = 0").fetchone()
             systems = recall_systems(server, btree_gin, have["recall"])
             results["datasets"] = []
@@ -530,9 +655,11 @@ def main() -> int:
             for name, had, per in steps:
                 big = args.big if name == "large" else 0
                 if per <= had and not big:
-                    continue   # e.g. --large equal to --small: one data set only
+                    continue  # e.g. --large equal to --small: one data set only
                 load(conn, first=1, last=args.agents, per_agent=per - had, big=big, shapes=shapes)
-                total = conn.execute("SELECT count(*) FROM agent_state.memory_entries").fetchone()[0]  # type: ignore[index]
+                total = conn.execute("SELECT count(*) FROM agent_state.memory_entries").fetchone()[
+                    0
+                ]  # type: ignore[index]
                 label = f"{args.agents * per:,} entries / {args.agents} agents"
                 if big:
                     label += f" (+ one agent with {big:,}; table {total:,})"
@@ -542,20 +669,36 @@ def main() -> int:
                     lat = time_queries(systems, queries, warmup=max(20, args.queries // 10))
                 ds = {"name": name, "label": label, "entries": total, "recall": summarize(lat)}
                 if big:
-                    ds["big_random"] = summarize(time_queries(
-                        systems, random_queries([big_ctx], args.queries // 4, rng),  # type: ignore[list-item]
-                        warmup=20))
+                    ds["big_random"] = summarize(
+                        time_queries(
+                            systems,
+                            random_queries([big_ctx], args.queries // 4, rng),  # type: ignore[list-item]
+                            warmup=20,
+                        )
+                    )
                     ds["sweep"] = sweep(conn, systems, big_ctx, args.sweep)
                 results["datasets"].append(ds)
                 # quick mode measures writes once, on the larger data set
                 if not args.no_writes and not (args.quick and name == "small"):
                     results["writes"] += write_benchmarks(
-                        server, conn, agents=args.agents, shapes=shapes, clients_list=clients_list,
-                        seconds=args.seconds, targets=min(total // 2, 500000) // len(clients_list),
-                        have_remember=have["remember"], have_amend=have["amend"], dataset=label,
-                        rounds=args.rounds)
+                        server,
+                        conn,
+                        agents=args.agents,
+                        shapes=shapes,
+                        clients_list=clients_list,
+                        seconds=args.seconds,
+                        targets=min(total // 2, 500000) // len(clients_list),
+                        have_remember=have["remember"],
+                        have_amend=have["amend"],
+                        dataset=label,
+                        rounds=args.rounds,
+                    )
             if args.explain and have["recall"]:
-                worst = max(PLANTED) if args.big >= max(PLANTED) else max(k for k in PLANTED if k <= args.big)
+                worst = (
+                    max(PLANTED)
+                    if args.big >= max(PLANTED)
+                    else max(k for k in PLANTED if k <= args.big)
+                )
                 results["explain"] = explain_recall(server, big_ctx[0], big_ctx[1], f"plant{worst}")  # type: ignore[index]
             for _, c, _ in systems:
                 c.close()
@@ -567,15 +710,20 @@ def main() -> int:
     return 0
 
 
-def sweep(conn: psycopg.Connection[Any], systems: list[tuple[str, psycopg.Connection[Any], str]],
-          big_ctx: Any, reps: int) -> list[dict[str, Any]]:
+def sweep(
+    conn: psycopg.Connection[Any],
+    systems: list[tuple[str, psycopg.Connection[Any], str]],
+    big_ctx: Any,
+    reps: int,
+) -> list[dict[str, Any]]:
     """Recall cost against matching rows in the big agent."""
     out = []
     for k in PLANTED:
         word = f"plant{k}"
         matches = conn.execute(
             "SELECT count(*) FROM agent_state.memory_entries AS e WHERE e.runtime_agent_id = %s "
-            "AND e.live AND e.tsv @@ websearch_to_tsquery('english', %s)", [big_ctx[0], word]
+            "AND e.live AND e.tsv @@ websearch_to_tsquery('english', %s)",
+            [big_ctx[0], word],
         ).fetchone()[0]  # type: ignore[index]
         if not matches:
             continue
@@ -600,10 +748,14 @@ def report(results: dict[str, Any]) -> None:
     out: list[str] = []
     m = results["machine"]
     out.append("## Memory benchmark\n")
-    out.append(f"Machine: {m.get('cpu')}, {m.get('cores')} cores, {m.get('memory')}; {m.get('server')}")
-    out.append(f"Settings: fsync={m.get('fsync')}, synchronous_commit={m.get('synchronous_commit')}, "
-               f"shared_buffers={m.get('shared_buffers')}, work_mem={m.get('work_mem')}, "
-               f"max_wal_size={m.get('max_wal_size')}, jit={m.get('jit')} ({m.get('database')})")
+    out.append(
+        f"Machine: {m.get('cpu')}, {m.get('cores')} cores, {m.get('memory')}; {m.get('server')}"
+    )
+    out.append(
+        f"Settings: fsync={m.get('fsync')}, synchronous_commit={m.get('synchronous_commit')}, "
+        f"shared_buffers={m.get('shared_buffers')}, work_mem={m.get('work_mem')}, "
+        f"max_wal_size={m.get('max_wal_size')}, jit={m.get('jit')} ({m.get('database')})"
+    )
     out.append(f"Config: {results['config']}")
     missing = [n for n, ok in results["functions"].items() if not ok]
     if missing:
@@ -611,36 +763,58 @@ def report(results: dict[str, Any]) -> None:
     product = "agent_state.recall"
     for ds in results["datasets"]:
         out.append(f"\n### recall latency, {ds['label']}\n")
-        for key, title in (("recall", "1,000-ish random agents"), ("big_random", "the big agent, random words")):
+        for key, title in (
+            ("recall", "1,000-ish random agents"),
+            ("big_random", "the big agent, random words"),
+        ):
             if key not in ds:
                 continue
             r = ds[key]
             base = r.get("bare (btree_gin)") or r.get("bare on our table (owner)")
             rows = []
             for label, s in r.items():
-                rows.append([label, s["n"], ms(s["p50"]), ms(s["p99"]),
-                             fmt_ratio(ratio(s["p50"], base["p50"])),
-                             fmt_ratio(ratio(s["p99"], base["p99"]))])
+                rows.append(
+                    [
+                        label,
+                        s["n"],
+                        ms(s["p50"]),
+                        ms(s["p99"]),
+                        fmt_ratio(ratio(s["p50"], base["p50"])),
+                        fmt_ratio(ratio(s["p99"], base["p99"])),
+                    ]
+                )
             out.append(f"{title}:\n")
-            out.append(table(["system", "queries", "p50 ms", "p99 ms", "p50 / bare", "p99 / bare"], rows))
+            out.append(
+                table(["system", "queries", "p50 ms", "p99 ms", "p50 / bare", "p99 / bare"], rows)
+            )
             if product in r:
-                ok = (r[product]["p50"] <= RECALL_TARGET * base["p50"]
-                      and r[product]["p99"] <= RECALL_TARGET * base["p99"])
-                out.append(f"\nTarget recall <= {RECALL_TARGET}x bare (p50 and p99): **{verdict(ok)}**\n")
+                ok = (
+                    r[product]["p50"] <= RECALL_TARGET * base["p50"]
+                    and r[product]["p99"] <= RECALL_TARGET * base["p99"]
+                )
+                out.append(
+                    f"\nTarget recall <= {RECALL_TARGET}x bare (p50 and p99): **{verdict(ok)}**\n"
+                )
         if "sweep" in ds:
             out.append("\nRecall cost against matching rows (big agent):\n")
             rows = []
             labels = list(ds["sweep"][0].keys() - {"word", "matches"}) if ds["sweep"] else []
-            labels = [lb for lb in (product, "bare (btree_gin)", "bare on our table (owner)") if lb in labels]
+            labels = [
+                lb
+                for lb in (product, "bare (btree_gin)", "bare on our table (owner)")
+                if lb in labels
+            ]
             for s in ds["sweep"]:
                 base = s.get("bare (btree_gin)") or s.get("bare on our table (owner)")
                 row = [s["word"], s["matches"]]
                 for lb in labels:
                     row += [ms(s[lb]["p50"]), ms(s[lb]["p99"])]
                 if product in s:
-                    row += [fmt_ratio(ratio(s[product]["p50"], base["p50"])),
-                            fmt_ratio(ratio(s[product]["p99"], base["p99"])),
-                            f"{s[product]['p50'] / s['matches'] * 1e6:.2f}"]
+                    row += [
+                        fmt_ratio(ratio(s[product]["p50"], base["p50"])),
+                        fmt_ratio(ratio(s[product]["p99"], base["p99"])),
+                        f"{s[product]['p50'] / s['matches'] * 1e6:.2f}",
+                    ]
                 rows.append(row)
             headers = ["word", "matches"]
             for lb in labels:
@@ -655,12 +829,33 @@ def report(results: dict[str, Any]) -> None:
             base = w.get("bare (btree_gin)") or w.get("bare (our index shape)")
             prod = w.get("agent_state")
             r = ratio(prod, base)
-            rows.append([w["dataset"], w["op"], w["clients"], f"{w.get('bare (btree_gin)', 0):.0f}",
-                         f"{w.get('bare (our index shape)', 0):.0f}",
-                         "n/a" if prod is None else f"{prod:.0f}", fmt_ratio(r),
-                         "n/a" if r is None else verdict(r >= WRITE_TARGET)])
-        out.append(table(["data set", "op", "clients", "bare (btree_gin)", "bare (our index)",
-                          "agent_state", "ratio", f"target >= {WRITE_TARGET}x"], rows))
+            rows.append(
+                [
+                    w["dataset"],
+                    w["op"],
+                    w["clients"],
+                    f"{w.get('bare (btree_gin)', 0):.0f}",
+                    f"{w.get('bare (our index shape)', 0):.0f}",
+                    "n/a" if prod is None else f"{prod:.0f}",
+                    fmt_ratio(r),
+                    "n/a" if r is None else verdict(r >= WRITE_TARGET),
+                ]
+            )
+        out.append(
+            table(
+                [
+                    "data set",
+                    "op",
+                    "clients",
+                    "bare (btree_gin)",
+                    "bare (our index)",
+                    "agent_state",
+                    "ratio",
+                    f"target >= {WRITE_TARGET}x",
+                ],
+                rows,
+            )
+        )
     if results.get("explain"):
         out.append("\n### recall, inner statements (auto_explain)\n")
         out.append("```\n" + results["explain"] + "\n```")

@@ -29,22 +29,29 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import psycopg  # noqa: E402
-
-import memory  # noqa: E402
-import turn  # noqa: E402
-from common import RUNTIME_ROLE, Server, ensure_roles, install_bundle, ms, percentile  # noqa: E402
+import memory
+import psycopg
+import turn
+from common import RUNTIME_ROLE, Server, ensure_roles, install_bundle, ms, percentile
 
 
 def stats(server: Server, db: str) -> tuple[dict[str, tuple[int, float]], dict[str, int]]:
     time.sleep(1.2)  # function statistics are flushed when the backend goes idle
     with server.connect(db) as c:
-        funcs = {r[0]: (int(r[1]), float(r[2])) for r in c.execute(
-            "SELECT funcname, calls, self_time FROM pg_stat_user_functions "
-            "WHERE schemaname = 'agent_state'")}
-        scans = {r[0]: int(r[1]) for r in c.execute(
-            "SELECT relname, coalesce(seq_tup_read, 0) FROM pg_stat_user_tables "
-            "WHERE schemaname = 'agent_state'")}
+        funcs = {
+            r[0]: (int(r[1]), float(r[2]))
+            for r in c.execute(
+                "SELECT funcname, calls, self_time FROM pg_stat_user_functions "
+                "WHERE schemaname = 'agent_state'"
+            )
+        }
+        scans = {
+            r[0]: int(r[1])
+            for r in c.execute(
+                "SELECT relname, coalesce(seq_tup_read, 0) FROM pg_stat_user_tables "
+                "WHERE schemaname = 'agent_state'"
+            )
+        }
     return funcs, scans
 
 
@@ -55,15 +62,19 @@ def reset(server: Server, db: str) -> None:
 
 def show(title: str, n: int, wall: list[float], server: Server, db: str) -> None:
     funcs, scans = stats(server, db)
-    print(f"\n### {title}: {n} calls, wall p50 {ms(percentile(wall, 50))} ms, "
-          f"mean {ms(sum(wall) / len(wall))} ms\n")
+    print(
+        f"\n### {title}: {n} calls, wall p50 {ms(percentile(wall, 50))} ms, "
+        f"mean {ms(sum(wall) / len(wall))} ms\n"
+    )
     print("| function | calls per op | self ms per op |\n| --- | --- | --- |")
     for name, (calls, self_ms) in sorted(funcs.items(), key=lambda kv: -kv[1][1])[:15]:
         print(f"| {name} | {calls / n:.1f} | {self_ms / n:.3f} |")
     seq = [(t, rows) for t, rows in scans.items() if rows]
     if seq:
-        print("\nrows read by sequential scans per op: "
-              + ", ".join(f"{t} {rows / n:.0f}" for t, rows in sorted(seq, key=lambda x: -x[1])))
+        print(
+            "\nrows read by sequential scans per op: "
+            + ", ".join(f"{t} {rows / n:.0f}" for t, rows in sorted(seq, key=lambda x: -x[1]))
+        )
 
 
 def timed_calls(conn: psycopg.Connection[Any], calls: list[tuple[str, Any]]) -> list[float]:
@@ -83,7 +94,9 @@ def session(server: Server, db: str) -> psycopg.Connection[Any]:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--calls", type=int, default=500)
     args = ap.parse_args()
     n = args.calls
@@ -99,17 +112,31 @@ def main() -> int:
             ctx = c.execute("SELECT agent, msg, conv FROM bench.ctx WHERE n > 0").fetchall()
             targets = c.execute(
                 "SELECT e.runtime_agent_id, e.entry_id, e.current_revision, c.msg "
-                "FROM agent_state.memory_entries AS e JOIN bench.ctx AS c ON c.agent = e.runtime_agent_id "
-                "ORDER BY md5(e.entry_id::text) LIMIT %s", [n]).fetchall()
+                "FROM agent_state.memory_entries AS e "
+                "JOIN bench.ctx AS c ON c.agent = e.runtime_agent_id "
+                "ORDER BY md5(e.entry_id::text) LIMIT %s",
+                [n],
+            ).fetchall()
         warm = 20
-        remember = [("SELECT * FROM agent_state.remember(agent => %s, body => %s, source_message => %s)",
-                     [a, f"remembered fact {i} about item {i * 7} that the user mentioned", m])
-                    for i, (a, m, _) in enumerate(rng.choice(ctx) for _ in range(n + warm))]
-        amend = [("SELECT agent_state.amend(agent => %s, entry => %s, body => %s, "
-                  "expected_revision => %s, source_message => %s)",
-                  [a, e, f"amended fact about {e}", r, m]) for a, e, r, m in targets]
-        queries = [(memory.PRODUCT_RECALL, q) for q in
-                   memory.random_queries([(a, cv) for a, _, cv in ctx], n + warm, rng)]
+        remember = [
+            (
+                "SELECT * FROM agent_state.remember(agent => %s, body => %s, source_message => %s)",
+                [a, f"remembered fact {i} about item {i * 7} that the user mentioned", m],
+            )
+            for i, (a, m, _) in enumerate(rng.choice(ctx) for _ in range(n + warm))
+        ]
+        amend = [
+            (
+                "SELECT agent_state.amend(agent => %s, entry => %s, body => %s, "
+                "expected_revision => %s, source_message => %s)",
+                [a, e, f"amended fact about {e}", r, m],
+            )
+            for a, e, r, m in targets
+        ]
+        queries = [
+            (memory.PRODUCT_RECALL, q)
+            for q in memory.random_queries([(a, cv) for a, _, cv in ctx], n + warm, rng)
+        ]
         for title, calls in (("remember", remember), ("amend", amend), ("recall", queries)):
             # warm up in a session of its own: its statistics are flushed when it
             # ends, before the reset, so the counts below are the measured calls only
@@ -125,8 +152,10 @@ def main() -> int:
                 conn.execute(f"SET plan_cache_mode = {mode}")
                 timed_calls(conn, queries[:warm])
                 wall = timed_calls(conn, queries[warm:])
-                print(f"\nrecall with plan_cache_mode = {mode}: p50 {ms(percentile(wall, 50))} ms, "
-                      f"p99 {ms(percentile(wall, 99))} ms")
+                print(
+                    f"\nrecall with plan_cache_mode = {mode}: p50 {ms(percentile(wall, 50))} ms, "
+                    f"p99 {ms(percentile(wall, 99))} ms"
+                )
         server.drop_database(memory.DB)
 
         # ---- one turn
@@ -137,8 +166,10 @@ def main() -> int:
         with server.connect(turn.DB) as c:
             turn.setup(c, 1, runs)
         body = turn.PRODUCT_ONE.split("\n", 2)[2]
-        calls = [(body.replace(":n", str(rng.randrange(runs))).replace(":r", "'x'"), None)
-                 for _ in range(n + 200)]
+        calls = [
+            (body.replace(":n", str(rng.randrange(runs))).replace(":r", "'x'"), None)
+            for _ in range(n + 200)
+        ]
         with session(server, turn.DB) as conn:
             timed_calls(conn, calls[:200])
         with server.connect(turn.DB) as c:

@@ -34,10 +34,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import psycopg  # noqa: E402
-from psycopg.types.json import Jsonb  # noqa: E402
-
-from common import (  # noqa: E402
+import psycopg
+from common import (
     RUNTIME_ROLE,
     Server,
     ensure_roles,
@@ -52,19 +50,30 @@ from common import (  # noqa: E402
     timed,
     verdict,
 )
+from psycopg.types.json import Jsonb
 
 DB = "bench_turn"
 PEER_DB = "bench_langgraph"
 TURN_TARGET = 0.7
-TURN_FUNCTIONS = ("start_run", "snapshot_prompt", "record_model_call", "record_tool_call",
-                  "record_tool_result", "checkpoint", "register_tool", "grant_tool")
+TURN_FUNCTIONS = (
+    "start_run",
+    "snapshot_prompt",
+    "record_model_call",
+    "record_tool_call",
+    "record_tool_result",
+    "checkpoint",
+    "register_tool",
+    "grant_tool",
+)
 
 # ----------------------------------------------------------------- payloads
 # Sizes of a modest real turn: a 4 KB prompt, a 1.5 KB request, a response with a
 # tool call, a small tool input, a 1 KB tool output, a 2 KB frontier.
 
-PROMPT = ("You are Ada, the support agent of a small software company. Be brief, exact "
-          "and kind. Never promise what the tools cannot confirm. ") * 30
+PROMPT = (
+    "You are Ada, the support agent of a small software company. Be brief, exact "
+    "and kind. Never promise what the tools cannot confirm. "
+) * 30
 
 REQUEST = {
     "model": "bench-model",
@@ -73,23 +82,50 @@ REQUEST = {
         {"role": "system", "content": PROMPT[:800]},
         {"role": "user", "content": "My last invoice shows the wrong VAT number, can you fix it?"},
     ],
-    "tools": [{"type": "function", "function": {
-        "name": "search", "description": "Search the billing knowledge base",
-        "parameters": {"type": "object", "properties": {"q": {"type": "string"},
-                                                         "max_results": {"type": "integer"}}}}}],
+    "tools": [
+        {
+            "type": "function",
+            "function": {
+                "name": "search",
+                "description": "Search the billing knowledge base",
+                "parameters": {
+                    "type": "object",
+                    "properties": {"q": {"type": "string"}, "max_results": {"type": "integer"}},
+                },
+            },
+        }
+    ],
 }
 RESPONSE = {
-    "id": "resp-0001", "finish_reason": "tool_calls",
-    "message": {"role": "assistant", "content": None, "tool_calls": [{
-        "id": "call-1", "type": "function",
-        "function": {"name": "search", "arguments": "{\"q\": \"change VAT number on invoice\"}"}}]},
+    "id": "resp-0001",
+    "finish_reason": "tool_calls",
+    "message": {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [
+            {
+                "id": "call-1",
+                "type": "function",
+                "function": {
+                    "name": "search",
+                    "arguments": '{"q": "change VAT number on invoice"}',
+                },
+            }
+        ],
+    },
 }
 USAGE = {"tokens": 1234, "cost_usd": 0.0123}
 TOOL_INPUT = {"q": "change VAT number on invoice", "max_results": 5}
-TOOL_OUTPUT = {"results": [{"title": f"Billing article {i}",
-                            "snippet": "To change the VAT number shown on invoices, open Billing, "
-                                       "then Company details, and save; past invoices keep theirs."}
-                           for i in range(6)]}
+TOOL_OUTPUT = {
+    "results": [
+        {
+            "title": f"Billing article {i}",
+            "snippet": "To change the VAT number shown on invoices, open Billing, "
+            "then Company details, and save; past invoices keep theirs.",
+        }
+        for i in range(6)
+    ]
+}
 
 
 def frontier(step: int) -> dict[str, Any]:
@@ -98,9 +134,14 @@ def frontier(step: int) -> dict[str, Any]:
         "step": step,
         "next": ["tools"],
         "messages": [
-            {"role": "user", "content": "My last invoice shows the wrong VAT number, can you fix it?"},
-            {"role": "assistant", "tool_calls": [{"id": "call-1", "name": "search",
-                                                  "args": TOOL_INPUT}]},
+            {
+                "role": "user",
+                "content": "My last invoice shows the wrong VAT number, can you fix it?",
+            },
+            {
+                "role": "assistant",
+                "tool_calls": [{"id": "call-1", "name": "search", "args": TOOL_INPUT}],
+            },
             {"role": "tool", "tool_call_id": "call-1", "content": json.dumps(TOOL_OUTPUT)[:1200]},
         ],
         "scratch": {"attempts": 1, "customer": "ACME GmbH", "locale": "de-DE"},
@@ -168,47 +209,96 @@ def setup(conn: psycopg.Connection[Any], agents: int, runs: int) -> None:
     conn.execute(BARE_DDL)
     conn.execute(
         "SELECT agent_state.register_tool('search', '1', %s)",
-        [Jsonb({"type": "object", "properties": {
-            "max_results": {"type": "integer", "minimum": 1, "maximum": 50}}}),
-        ])
+        [
+            Jsonb(
+                {
+                    "type": "object",
+                    "properties": {"max_results": {"type": "integer", "minimum": 1, "maximum": 50}},
+                }
+            ),
+        ],
+    )
     budget = {"tokens": 10**12, "cost_usd": 10**9, "tool_calls": 10**9}
     for n in range(agents):
-        agent = conn.execute("SELECT agent_state.create_agent(%s)", [f"bench-turn-{n}"]).fetchone()[0]  # type: ignore[index]
+        agent = conn.execute("SELECT agent_state.create_agent(%s)", [f"bench-turn-{n}"]).fetchone()[
+            0
+        ]  # type: ignore[index]
         conn.execute("SELECT agent_state.grant_hosting(%s, %s::regrole)", [agent, RUNTIME_ROLE])
-        rev = conn.execute("SELECT agent_state.revise_persona(%s, %s)", [agent, PROMPT[:600]]).fetchone()[0]  # type: ignore[index]
-        actor = conn.execute("SELECT agent_state.resolve_actor(%s, 'bench', %s, 'Customer')",
-                             [agent, f"user-{n}"]).fetchone()[0]  # type: ignore[index]
-        conv = conn.execute("SELECT agent_state.open_conversation(%s, 'bench', %s, 'direct')",
-                            [agent, f"conv-{n}"]).fetchone()[0]  # type: ignore[index]
-        msgs = [conn.execute(
-            "SELECT agent_state.record_message(%s, %s, %s, %s, ARRAY[%s]::uuid[])",
-            [agent, conv, actor, body, actor]).fetchone()[0]  # type: ignore[index]
-            for body in ("Hi, my invoice has the wrong VAT number.",
-                         "It should be DE123456789, can you fix it?")]
+        rev = conn.execute(
+            "SELECT agent_state.revise_persona(%s, %s)", [agent, PROMPT[:600]]
+        ).fetchone()[0]  # type: ignore[index]
+        actor = conn.execute(
+            "SELECT agent_state.resolve_actor(%s, 'bench', %s, 'Customer')", [agent, f"user-{n}"]
+        ).fetchone()[0]  # type: ignore[index]
+        conv = conn.execute(
+            "SELECT agent_state.open_conversation(%s, 'bench', %s, 'direct')", [agent, f"conv-{n}"]
+        ).fetchone()[0]  # type: ignore[index]
+        msgs = [
+            conn.execute(
+                "SELECT agent_state.record_message(%s, %s, %s, %s, ARRAY[%s]::uuid[])",
+                [agent, conv, actor, body, actor],
+            ).fetchone()[0]  # type: ignore[index]
+            for body in (
+                "Hi, my invoice has the wrong VAT number.",
+                "It should be DE123456789, can you fix it?",
+            )
+        ]
         memory = []
-        for body in ("The customer's company is ACME GmbH.", "The customer prefers German.",
-                     "The customer was billed twice in March; refunded."):
+        for body in (
+            "The customer's company is ACME GmbH.",
+            "The customer prefers German.",
+            "The customer was billed twice in March; refunded.",
+        ):
             entry, revision = conn.execute(
                 "SELECT * FROM agent_state.remember(agent => %s, body => %s, source_message => %s)",
-                [agent, body, msgs[0]]).fetchone()  # type: ignore[misc]
+                [agent, body, msgs[0]],
+            ).fetchone()  # type: ignore[misc]
             memory.append({"entry": str(entry), "revision": revision})
-        conn.execute("SELECT agent_state.grant_tool(%s, 'search', true, %s)",
-                     [agent, Jsonb({"max_results": 10})])
-        run_ids = [r[0] for r in conn.execute(
-            "SELECT agent_state.start_run(agent => %s, conversation => %s, trigger_message => %s, "
-            "budget => %s) FROM generate_series(1, %s)",
-            [agent, conv, msgs[1], Jsonb(budget), runs]).fetchall()]
+        conn.execute(
+            "SELECT agent_state.grant_tool(%s, 'search', true, %s)",
+            [agent, Jsonb({"max_results": 10})],
+        )
+        run_ids = [
+            r[0]
+            for r in conn.execute(
+                "SELECT agent_state.start_run(agent => %s, conversation => %s, "
+                "trigger_message => %s, "
+                "budget => %s) FROM generate_series(1, %s)",
+                [agent, conv, msgs[1], Jsonb(budget), runs],
+            ).fetchall()
+        ]
         with conn.cursor() as cur:
             cur.executemany(
-                "INSERT INTO bench_bare.runs (runtime_agent_id, run_id, limit_tokens, limit_cost_usd, "
+                "INSERT INTO bench_bare.runs (runtime_agent_id, run_id, limit_tokens, "
+                "limit_cost_usd, "
                 "limit_tool_calls) VALUES (%s, %s, %s, %s, %s)",
-                [(agent, run, budget["tokens"], budget["cost_usd"], budget["tool_calls"])
-                 for run in run_ids])
+                [
+                    (agent, run, budget["tokens"], budget["cost_usd"], budget["tool_calls"])
+                    for run in run_ids
+                ],
+            )
             cur.executemany(
-                "INSERT INTO bench.turn_ctx VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
-                [(n * runs + j, agent, run, rev, Jsonb(memory), msgs, PROMPT, Jsonb(REQUEST),
-                  Jsonb(RESPONSE), Jsonb(USAGE), Jsonb(TOOL_INPUT), Jsonb(TOOL_OUTPUT),
-                  Jsonb(frontier(1))) for j, run in enumerate(run_ids)])
+                "INSERT INTO bench.turn_ctx VALUES "
+                "(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+                [
+                    (
+                        n * runs + j,
+                        agent,
+                        run,
+                        rev,
+                        Jsonb(memory),
+                        msgs,
+                        PROMPT,
+                        Jsonb(REQUEST),
+                        Jsonb(RESPONSE),
+                        Jsonb(USAGE),
+                        Jsonb(TOOL_INPUT),
+                        Jsonb(TOOL_OUTPUT),
+                        Jsonb(frontier(1)),
+                    )
+                    for j, run in enumerate(run_ids)
+                ],
+            )
     conn.execute("GRANT USAGE ON SCHEMA bench, bench_bare TO agent_state_runtime")
     conn.execute("GRANT SELECT ON ALL TABLES IN SCHEMA bench TO agent_state_runtime")
     conn.execute("GRANT ALL ON ALL TABLES IN SCHEMA bench_bare TO agent_state_runtime")
@@ -324,7 +414,7 @@ COMMIT;
 
 
 def count_rows(conn: psycopg.Connection[Any], kind: str) -> int:
-    table_ = ("agent_state.checkpoints" if kind == "product" else "bench_bare.checkpoints")
+    table_ = "agent_state.checkpoints" if kind == "product" else "bench_bare.checkpoints"
     try:
         row = conn.execute(f"SELECT count(*) FROM {table_}").fetchone()
     except psycopg.Error:
@@ -333,19 +423,31 @@ def count_rows(conn: psycopg.Connection[Any], kind: str) -> int:
     return int(row[0]) if row else 0
 
 
-def turn_benchmarks(server: Server, conn: psycopg.Connection[Any], clients_list: list[int],
-                    seconds: float, have: bool, runs: int, rounds: int) -> list[dict[str, Any]]:
+def turn_benchmarks(
+    server: Server,
+    conn: psycopg.Connection[Any],
+    clients_list: list[int],
+    seconds: float,
+    have: bool,
+    runs: int,
+    rounds: int,
+) -> list[dict[str, Any]]:
     runtime = server.dsn(DB, RUNTIME_ROLE)
     out = []
-    shapes = [("one statement", BARE_ONE, PRODUCT_ONE),
-              ("client transaction", BARE_TX, PRODUCT_TX)]
+    shapes = [("one statement", BARE_ONE, PRODUCT_ONE), ("client transaction", BARE_TX, PRODUCT_TX)]
     # Warm-up: give every table some history, then ANALYZE, so that the plans the
     # measured sessions cache are made for tables that have rows (plans cached for
     # freshly analyzed empty tables are sequential scans, and stay so for the
     # whole session).
     for label, script in [("bare", BARE_ONE)] + ([("agent_state", PRODUCT_ONE)] if have else []):
-        pgbench(runtime, script, clients=max(clients_list), seconds=max(2.0, seconds / 4),
-                label=f"warm-up {label}", defines={"runs": runs})
+        pgbench(
+            runtime,
+            script,
+            clients=max(clients_list),
+            seconds=max(2.0, seconds / 4),
+            label=f"warm-up {label}",
+            defines={"runs": runs},
+        )
     conn.execute("VACUUM ANALYZE")
     for shape, bare, product in shapes:
         for clients in clients_list:
@@ -355,11 +457,19 @@ def turn_benchmarks(server: Server, conn: psycopg.Connection[Any], clients_list:
             for _round in range(rounds):
                 for label, script in systems:
                     conn.execute("CHECKPOINT")
-                    res = pgbench(runtime, script, clients=clients, seconds=seconds,
-                                  label=f"turn {shape} {label} {clients}c", defines={"runs": runs})
+                    res = pgbench(
+                        runtime,
+                        script,
+                        clients=clients,
+                        seconds=seconds,
+                        label=f"turn {shape} {label} {clients}c",
+                        defines={"runs": runs},
+                    )
                     tps[label].append(res.tps)
-                    log(f"  turn {shape:18} {clients}c {label:12} {res.tps:9.1f} tps "
-                        f"(avg {res.latency_ms:.3f} ms)")
+                    log(
+                        f"  turn {shape:18} {clients}c {label:12} {res.tps:9.1f} tps "
+                        f"(avg {res.latency_ms:.3f} ms)"
+                    )
             for label, values in tps.items():
                 row[label] = sum(values) / len(values)
                 row[label + " runs"] = values
@@ -375,8 +485,8 @@ def ours_worker(dsn: str, runs: int) -> Any:
         rng = random.Random(index)
         with psycopg.connect(dsn, autocommit=True) as conn:
             mine = conn.execute(
-                "SELECT agent, run FROM bench.turn_ctx WHERE n / %s = %s ORDER BY n",
-                [runs, index]).fetchall()
+                "SELECT agent, run FROM bench.turn_ctx WHERE n / %s = %s ORDER BY n", [runs, index]
+            ).fetchall()
             lats: list[float] = []
             step = 0
             q = "SELECT agent_state.checkpoint(agent => %s, run => %s, frontier => %s)"
@@ -390,6 +500,7 @@ def ours_worker(dsn: str, runs: int) -> Any:
                 conn.execute(q, [agent, run, state], prepare=True).fetchone()
                 lats.append(time.perf_counter() - t)
             return len(lats), lats
+
     return work
 
 
@@ -402,8 +513,14 @@ def peer_worker(dsn: str, runs: int) -> Any:
         with PostgresSaver.from_conn_string(dsn) as saver:
             # one thread per run, as many as our side has runs
             configs: list[Any] = [
-                {"configurable": {"thread_id": f"thread-{index}-{j}-{time.time_ns()}",
-                                  "checkpoint_ns": ""}} for j in range(runs)]
+                {
+                    "configurable": {
+                        "thread_id": f"thread-{index}-{j}-{time.time_ns()}",
+                        "checkpoint_ns": "",
+                    }
+                }
+                for j in range(runs)
+            ]
             lats: list[float] = []
             step = 0
             while True:
@@ -412,25 +529,33 @@ def peer_worker(dsn: str, runs: int) -> Any:
                 state = frontier(step)
                 cp = empty_checkpoint()
                 cp["channel_values"] = dict(state)
-                cp["channel_versions"] = {k: step for k in state}
-                cp["versions_seen"] = {"agent": {k: step - 1 for k in state}}
+                cp["channel_versions"] = dict.fromkeys(state, step)
+                cp["versions_seen"] = {"agent": dict.fromkeys(state, step - 1)}
                 t = time.perf_counter()
                 if t >= deadline:
                     break
-                configs[j] = saver.put(configs[j], cp, {"source": "loop", "step": step, "parents": {}},
-                                       {k: step for k in state})
+                configs[j] = saver.put(
+                    configs[j],
+                    cp,
+                    {"source": "loop", "step": step, "parents": {}},
+                    dict.fromkeys(state, step),
+                )
                 lats.append(time.perf_counter() - t)
             return len(lats), lats
+
     return work
 
 
-def checkpoint_vs_peer(server: Server, clients_list: list[int], seconds: float, runs: int,
-                       have: bool) -> list[dict[str, Any]]:
+def checkpoint_vs_peer(
+    server: Server, clients_list: list[int], seconds: float, runs: int, have: bool
+) -> list[dict[str, Any]]:
     try:
         import langgraph.checkpoint.postgres  # noqa: F401
     except ImportError:
-        log("langgraph-checkpoint-postgres is not installed: peer not measured "
-            "(pip install langgraph-checkpoint-postgres)")
+        log(
+            "langgraph-checkpoint-postgres is not installed: peer not measured "
+            "(pip install langgraph-checkpoint-postgres)"
+        )
         return []
     from langgraph.checkpoint.postgres import PostgresSaver
 
@@ -442,21 +567,33 @@ def checkpoint_vs_peer(server: Server, clients_list: list[int], seconds: float, 
         row: dict[str, Any] = {"clients": clients}
         systems = [("langgraph PostgresSaver.put", peer_worker(peer_dsn, runs))]
         if have:
-            systems.append(("agent_state.checkpoint", ours_worker(server.dsn(DB, RUNTIME_ROLE), runs)))
+            systems.append(
+                ("agent_state.checkpoint", ours_worker(server.dsn(DB, RUNTIME_ROLE), runs))
+            )
         for label, fn in systems:
             with server.connect() as c:
                 c.execute("CHECKPOINT")
             rate, lats = run_clients(fn, clients, seconds)
             row[label] = {"ops": rate, "p50": percentile(lats, 50), "p99": percentile(lats, 99)}
-            log(f"  checkpoint {clients}c {label:28} {rate:9.1f}/s p50 {ms(percentile(lats, 50))} ms "
-                f"p99 {ms(percentile(lats, 99))} ms")
+            log(
+                f"  checkpoint {clients}c {label:28} {rate:9.1f}/s "
+                f"p50 {ms(percentile(lats, 50))} ms "
+                f"p99 {ms(percentile(lats, 99))} ms"
+            )
         out.append(row)
     with psycopg.connect(peer_dsn) as c:
         sizes = c.execute(
             "SELECT (SELECT avg(pg_column_size(checkpoint)) FROM checkpoints), "
-            "(SELECT avg(pg_column_size(blob)) FROM checkpoint_blobs)").fetchone()
-    out.append({"peer_sizes": {"checkpoint_jsonb_bytes": float(sizes[0] or 0),  # type: ignore[index]
-                               "blob_bytes": float(sizes[1] or 0)}})  # type: ignore[index]
+            "(SELECT avg(pg_column_size(blob)) FROM checkpoint_blobs)"
+        ).fetchone()
+    out.append(
+        {
+            "peer_sizes": {
+                "checkpoint_jsonb_bytes": float(sizes[0] or 0),  # type: ignore[index]
+                "blob_bytes": float(sizes[1] or 0),
+            }
+        }
+    )  # type: ignore[index]
     server.drop_database(PEER_DB)
     return out
 
@@ -465,12 +602,18 @@ def checkpoint_vs_peer(server: Server, clients_list: list[int], seconds: float, 
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--quick", action="store_true", help="short runs (< 2 min)")
     ap.add_argument("--seconds", type=float, help="length of each run (20; quick 3)")
     ap.add_argument("--clients", default="1,8")
-    ap.add_argument("--rounds", type=int, help="repetitions of each turn run, interleaved (2; quick 1)")
-    ap.add_argument("--runs", type=int, help="open runs per agent, a turn picks one (500; quick 50)")
+    ap.add_argument(
+        "--rounds", type=int, help="repetitions of each turn run, interleaved (2; quick 1)"
+    )
+    ap.add_argument(
+        "--runs", type=int, help="open runs per agent, a turn picks one (500; quick 50)"
+    )
     ap.add_argument("--no-peer", action="store_true")
     ap.add_argument("--out", help="write the results as JSON to this file")
     args = ap.parse_args()
@@ -492,8 +635,10 @@ def main() -> int:
         results["machine"] = server.describe()
         all_there = all(have.values())
         if not all_there:
-            log(f"NOT BUILT YET: {', '.join(n for n, ok in have.items() if not ok)}; "
-                "measuring the baselines only")
+            log(
+                f"NOT BUILT YET: {', '.join(n for n, ok in have.items() if not ok)}; "
+                "measuring the baselines only"
+            )
         with server.connect(DB) as conn:
             if all_there:
                 with timed("setup"):
@@ -501,15 +646,21 @@ def main() -> int:
             else:
                 conn.execute(BARE_DDL)
             with timed("turn throughput"):
-                results["turn"] = turn_benchmarks(server, conn, clients_list, args.seconds, all_there, args.runs,
-                                                 args.rounds)
+                results["turn"] = turn_benchmarks(
+                    server, conn, clients_list, args.seconds, all_there, args.runs, args.rounds
+                )
             if all_there:
                 n = count_rows(conn, "product")
                 results["product_checkpoints_written"] = n
             if not args.no_peer:
                 with timed("checkpoint against the peer"):
                     results["checkpoint"] = checkpoint_vs_peer(
-                        server, clients_list, args.seconds, args.runs, have.get("checkpoint", False) and all_there)
+                        server,
+                        clients_list,
+                        args.seconds,
+                        args.runs,
+                        have.get("checkpoint", False) and all_there,
+                    )
         server.drop_database(DB)
     report(results)
     if args.out:
@@ -521,9 +672,13 @@ def report(results: dict[str, Any]) -> None:
     out: list[str] = []
     m = results["machine"]
     out.append("## Execution-state benchmark\n")
-    out.append(f"Machine: {m.get('cpu')}, {m.get('cores')} cores, {m.get('memory')}; {m.get('server')}")
-    out.append(f"Settings: fsync={m.get('fsync')}, synchronous_commit={m.get('synchronous_commit')}, "
-               f"shared_buffers={m.get('shared_buffers')}, jit={m.get('jit')} ({m.get('database')})")
+    out.append(
+        f"Machine: {m.get('cpu')}, {m.get('cores')} cores, {m.get('memory')}; {m.get('server')}"
+    )
+    out.append(
+        f"Settings: fsync={m.get('fsync')}, synchronous_commit={m.get('synchronous_commit')}, "
+        f"shared_buffers={m.get('shared_buffers')}, jit={m.get('jit')} ({m.get('database')})"
+    )
     out.append(f"Config: {results['config']}")
     missing = [n for n, ok in results["functions"].items() if not ok]
     if missing:
@@ -533,12 +688,29 @@ def report(results: dict[str, Any]) -> None:
     for r in results.get("turn", []):
         prod = r.get("agent_state")
         ratio = None if prod is None else prod / r["bare"]
-        rows.append([r["shape"], r["clients"], f"{r['bare']:.0f}",
-                     "n/a" if prod is None else f"{prod:.0f}",
-                     "n/a" if ratio is None else f"{ratio:.2f}x",
-                     "n/a" if ratio is None else verdict(ratio >= TURN_TARGET)])
-    out.append(table(["shape", "clients", "bare inserts", "agent_state", "ratio",
-                      f"target >= {TURN_TARGET}x"], rows))
+        rows.append(
+            [
+                r["shape"],
+                r["clients"],
+                f"{r['bare']:.0f}",
+                "n/a" if prod is None else f"{prod:.0f}",
+                "n/a" if ratio is None else f"{ratio:.2f}x",
+                "n/a" if ratio is None else verdict(ratio >= TURN_TARGET),
+            ]
+        )
+    out.append(
+        table(
+            [
+                "shape",
+                "clients",
+                "bare inserts",
+                "agent_state",
+                "ratio",
+                f"target >= {TURN_TARGET}x",
+            ],
+            rows,
+        )
+    )
     cps = [r for r in results.get("checkpoint", []) if "clients" in r]
     if cps:
         out.append("\n### checkpoint against langgraph-checkpoint-postgres (Python clients)\n")
@@ -549,18 +721,40 @@ def report(results: dict[str, Any]) -> None:
             row = [r["clients"], f"{peer['ops']:.0f}", ms(peer["p50"]), ms(peer["p99"])]
             if ours:
                 ratio = ours["ops"] / peer["ops"]
-                row += [f"{ours['ops']:.0f}", ms(ours["p50"]), ms(ours["p99"]), f"{ratio:.2f}x",
-                        verdict(ratio >= 1.0)]
+                row += [
+                    f"{ours['ops']:.0f}",
+                    ms(ours["p50"]),
+                    ms(ours["p99"]),
+                    f"{ratio:.2f}x",
+                    verdict(ratio >= 1.0),
+                ]
             else:
                 row += ["n/a"] * 5
             rows.append(row)
-        out.append(table(["clients", "peer put/s", "peer p50 ms", "peer p99 ms",
-                          "checkpoint/s", "p50 ms", "p99 ms", "ratio", "target >= 1.0x"], rows))
+        out.append(
+            table(
+                [
+                    "clients",
+                    "peer put/s",
+                    "peer p50 ms",
+                    "peer p99 ms",
+                    "checkpoint/s",
+                    "p50 ms",
+                    "p99 ms",
+                    "ratio",
+                    "target >= 1.0x",
+                ],
+                rows,
+            )
+        )
         sizes = [r["peer_sizes"] for r in results["checkpoint"] if "peer_sizes" in r]
         if sizes:
-            out.append(f"\nPeer storage per put: checkpoint jsonb {sizes[0]['checkpoint_jsonb_bytes']:.0f} B, "
-                       f"blob {sizes[0]['blob_bytes']:.0f} B; our frontier is the same JSON "
-                       f"({len(json.dumps(frontier(1)))} B as text).")
+            out.append(
+                "\nPeer storage per put: checkpoint jsonb "
+                f"{sizes[0]['checkpoint_jsonb_bytes']:.0f} B, "
+                f"blob {sizes[0]['blob_bytes']:.0f} B; our frontier is the same JSON "
+                f"({len(json.dumps(frontier(1)))} B as text)."
+            )
     print("\n".join(out))
 
 
