@@ -36,9 +36,11 @@
 -- search is a bitmap scan of memory_entries_search_idx on (ARRAY[agent], tsv)
 -- and the admission test is a filter on each row, not a call.
 
--- Rules 2 and 3 for one revision: one row when the target may see it, none
--- otherwise. With a literal NULL as_of (the current state) the grant test is
--- for unrevoked grants only.
+-- Rules 2 and 3 for one revision: one row, admitted = whether the target may
+-- see it (callers keep the rows WHERE admitted). A one-row subquery without a
+-- WHERE clause, so the planner replaces it by its expression and no join is
+-- left. With a literal NULL as_of (the current state) the grant test is for
+-- unrevoked grants only.
 CREATE FUNCTION agent_state._memory_admits(
     agent uuid,
     entry_id uuid,
@@ -55,8 +57,7 @@ RETURNS TABLE (admitted boolean)
 LANGUAGE sql
 STABLE
 AS $$
-    SELECT true
-    WHERE (
+    SELECT (
         -- Rule 2: every member of the target audience could observe all evidence.
         (_memory_admits.evidence_observers IS NULL
          OR (_memory_admits.target_known
@@ -79,7 +80,7 @@ AS $$
                        AND s.created_at <= _memory_admits.as_of
                        AND (s.revoked_at IS NULL OR s.revoked_at > _memory_admits.as_of)))
         )
-    )
+    ) AS admitted
 $$;
 
 -- The current state, with a query: live entries of the agent matching it, with
@@ -111,9 +112,13 @@ AS $$
         _eligible_memory_search.target_conversation, _eligible_memory_search.target_known,
         _eligible_memory_search.target_audience, NULL
     ) AS ok
-    WHERE ARRAY[e.runtime_agent_id] OPERATOR(pg_catalog.@>) ARRAY[_eligible_memory_search.agent]
+    WHERE ok.admitted
+      AND ARRAY[e.runtime_agent_id] OPERATOR(pg_catalog.@>) ARRAY[_eligible_memory_search.agent]
       AND e.live
       AND e.tsv OPERATOR(pg_catalog.@@) _eligible_memory_search.query
+    -- Not flattened into the caller, so ts_rank runs once per row (the callers
+    -- use text_rank twice: in the score and as a column).
+    OFFSET 0
 $$;
 
 -- The current state, every live entry of the agent (text_rank 1).
@@ -142,7 +147,8 @@ AS $$
         _eligible_memory_live.target_conversation, _eligible_memory_live.target_known,
         _eligible_memory_live.target_audience, NULL
     ) AS ok
-    WHERE e.runtime_agent_id = _eligible_memory_live.agent
+    WHERE ok.admitted
+      AND e.runtime_agent_id = _eligible_memory_live.agent
       AND e.live
 $$;
 
@@ -205,7 +211,8 @@ AS $$
         _eligible_memory.target_conversation, _eligible_memory.target_known,
         _eligible_memory.target_audience, _eligible_memory.as_of
     ) AS ok
-    WHERE r.operation <> 'forget'
+    WHERE ok.admitted
+      AND r.operation <> 'forget'
       AND (_eligible_memory.query IS NULL
            OR pg_catalog.to_tsvector('english'::regconfig, r.body)
               OPERATOR(pg_catalog.@@) _eligible_memory.query)
