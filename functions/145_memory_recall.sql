@@ -253,21 +253,23 @@ BEGIN
     END IF;
     -- The target audience: that of the conversation's latest message (latest
     -- observed_at, then latest recorded), among those recorded by as_of.
+    -- (One statement: the conversation, and its latest message if any.)
     IF conversation IS NOT NULL THEN
-        IF NOT EXISTS (
-            SELECT FROM agent_state.conversations AS c
-            WHERE c.runtime_agent_id = agent AND c.conversation_id = conversation
-        ) THEN
+        SELECT coalesce(m.known, false), m.audience INTO known, target_audience
+        FROM agent_state.conversations AS c
+        LEFT JOIN LATERAL (
+            SELECT true AS known, x.audience
+            FROM agent_state.messages AS x
+            WHERE x.runtime_agent_id = agent AND x.conversation_id = conversation
+              AND (as_of IS NULL OR x.created_at <= as_of)
+            ORDER BY x.observed_at DESC, x.seq DESC
+            LIMIT 1
+        ) AS m ON true
+        WHERE c.runtime_agent_id = agent AND c.conversation_id = conversation;
+        IF NOT FOUND THEN
             PERFORM agent_state._missing('conversation', 'conversation', conversation,
                 EXISTS (SELECT FROM agent_state.conversations AS c WHERE c.conversation_id = conversation));
         END IF;
-        SELECT true, m.audience INTO known, target_audience
-        FROM agent_state.messages AS m
-        WHERE m.runtime_agent_id = agent AND m.conversation_id = conversation
-          AND (as_of IS NULL OR m.created_at <= as_of)
-        ORDER BY m.observed_at DESC, m.seq DESC
-        LIMIT 1;
-        known := coalesce(known, false);
     END IF;
     -- websearch_to_tsquery accepts any text; a query without lexemes (null,
     -- blank, stop words only, punctuation) ranks by subject and recency alone.
@@ -327,14 +329,14 @@ BEGIN
     IF max_results < 1 THEN
         RAISE EXCEPTION USING ERRCODE = '22023', MESSAGE = 'max_results: must be at least 1';
     END IF;
-    IF NOT EXISTS (
-        SELECT FROM agent_state.conversations AS c
-        WHERE c.runtime_agent_id = agent AND c.conversation_id = conversation
-    ) THEN
-        PERFORM agent_state._missing('conversation', 'conversation', conversation,
-            EXISTS (SELECT FROM agent_state.conversations AS c WHERE c.conversation_id = conversation));
-    END IF;
     IF message IS NOT NULL THEN
+        IF NOT EXISTS (
+            SELECT FROM agent_state.conversations AS c
+            WHERE c.runtime_agent_id = agent AND c.conversation_id = conversation
+        ) THEN
+            PERFORM agent_state._missing('conversation', 'conversation', conversation,
+                EXISTS (SELECT FROM agent_state.conversations AS c WHERE c.conversation_id = conversation));
+        END IF;
         SELECT m.conversation_id, m.body, m.author_id, m.audience
         INTO msg_conversation, msg_body, msg_author, msg_audience
         FROM agent_state.messages AS m
@@ -351,13 +353,22 @@ BEGIN
         END IF;
         known := true;
     ELSE
-        SELECT true, m.body, m.author_id, m.audience
+        -- One statement: the conversation, and its latest message if any.
+        SELECT coalesce(m.known, false), m.body, m.author_id, m.audience
         INTO known, msg_body, msg_author, msg_audience
-        FROM agent_state.messages AS m
-        WHERE m.runtime_agent_id = agent AND m.conversation_id = conversation
-        ORDER BY m.observed_at DESC, m.seq DESC
-        LIMIT 1;
-        known := coalesce(known, false);
+        FROM agent_state.conversations AS c
+        LEFT JOIN LATERAL (
+            SELECT true AS known, x.body, x.author_id, x.audience
+            FROM agent_state.messages AS x
+            WHERE x.runtime_agent_id = agent AND x.conversation_id = conversation
+            ORDER BY x.observed_at DESC, x.seq DESC
+            LIMIT 1
+        ) AS m ON true
+        WHERE c.runtime_agent_id = agent AND c.conversation_id = conversation;
+        IF NOT FOUND THEN
+            PERFORM agent_state._missing('conversation', 'conversation', conversation,
+                EXISTS (SELECT FROM agent_state.conversations AS c WHERE c.conversation_id = conversation));
+        END IF;
     END IF;
     -- Relevance to a message: any of its words (the OR of its lexemes, from its
     -- first 10,000 characters), ranked like recall.
