@@ -87,7 +87,8 @@ COMMENT ON TABLE agent_state.runs IS
 -- running the INSERT. Inside our SECURITY DEFINER functions (which bind the
 -- caller before writing) that is the owner, normally a superuser, and operators
 -- may act for every agent: for them the membership test answers at once, without
--- a query. Everyone else is tested like the agent_scope policy does.
+-- a query, and it is the guard triggers' WHEN clause, so the function is not even
+-- called. Everyone else is tested like the agent_scope policy does.
 CREATE FUNCTION agent_state._guard_scope()
 RETURNS trigger
 LANGUAGE plpgsql

@@ -2,7 +2,7 @@
 -- budget charging and exhaustion, grants, unknown outcomes, and direct DML
 -- attacks on the ledger tables.
 BEGIN;
-SELECT plan(114);
+SELECT plan(115);
 
 CREATE ROLE t220_op IN ROLE agent_state_operator;
 CREATE ROLE t220_ra IN ROLE agent_state_runtime;
@@ -283,6 +283,16 @@ SELECT throws_ok($$SELECT agent_state.record_tool_call(pg_temp.id('a'), pg_temp.
 RESET ROLE;
 SELECT is((SELECT pg_catalog.count(*) FROM agent_state.tool_calls AS c WHERE c.run_id = pg_temp.id('run_tc')), 2::bigint,
           'exactly the calls within the budget are recorded');
+
+-- Wall time is checked on every charge too: the call after the limit passed is
+-- recorded and exhausts the run.
+SET ROLE t220_ra;
+INSERT INTO pg_temp.ids VALUES ('run_wt', agent_state.start_run(pg_temp.id('a'), budget => '{"wall_time_seconds": 0.2}'));
+SELECT pg_catalog.pg_sleep(0.3) \g /dev/null
+SELECT agent_state.record_tool_call(pg_temp.id('a'), pg_temp.id('run_wt'), 't220.search', '{}') \g /dev/null
+RESET ROLE;
+SELECT is(pg_temp.spent('run_wt'), '0/0/1 budget_exhausted',
+          'a tool call after the wall-time limit passed is recorded and exhausts the run');
 
 -- ---------------------------------------------------------------- record_tool_result
 SET ROLE t220_ra;
