@@ -131,7 +131,7 @@ lint: all
 	$(TEST_PYTHON) tests/run_suite.py --stages build,install,sqlfluff,pgspot,pylint,plpgsql_check,catalog
 
 # ruff (lint and format) and mypy --strict over the wrapper, its tests and scripts.
-PY_LINT_PATHS ?= python tests/python scripts
+PY_LINT_PATHS ?= python tests/python scripts bench
 lint-python:
 	$(TEST_PYTHON) -m ruff check $(PY_LINT_PATHS)
 	$(TEST_PYTHON) -m ruff format --check $(PY_LINT_PATHS)
