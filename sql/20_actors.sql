@@ -40,14 +40,6 @@ CREATE TRIGGER actors_append_only
 BEFORE UPDATE OR DELETE ON agent_state.actors
 FOR EACH ROW EXECUTE FUNCTION agent_state._refuse_change();
 
-CREATE TRIGGER actors_no_truncate
-BEFORE TRUNCATE ON agent_state.actors
-FOR EACH STATEMENT EXECUTE FUNCTION agent_state._refuse_change();
-
 CREATE TRIGGER actor_identities_append_only
 BEFORE UPDATE OR DELETE ON agent_state.actor_identities
 FOR EACH ROW EXECUTE FUNCTION agent_state._refuse_change();
-
-CREATE TRIGGER actor_identities_no_truncate
-BEFORE TRUNCATE ON agent_state.actor_identities
-FOR EACH STATEMENT EXECUTE FUNCTION agent_state._refuse_change();

@@ -22,7 +22,3 @@ COMMENT ON TABLE agent_state.conversations IS
 CREATE TRIGGER conversations_append_only
 BEFORE UPDATE OR DELETE ON agent_state.conversations
 FOR EACH ROW EXECUTE FUNCTION agent_state._refuse_change();
-
-CREATE TRIGGER conversations_no_truncate
-BEFORE TRUNCATE ON agent_state.conversations
-FOR EACH STATEMENT EXECUTE FUNCTION agent_state._refuse_change();

@@ -79,7 +79,3 @@ FOR EACH ROW EXECUTE FUNCTION agent_state._check_message_audience();
 CREATE TRIGGER messages_append_only
 BEFORE UPDATE OR DELETE ON agent_state.messages
 FOR EACH ROW EXECUTE FUNCTION agent_state._refuse_change();
-
-CREATE TRIGGER messages_no_truncate
-BEFORE TRUNCATE ON agent_state.messages
-FOR EACH STATEMENT EXECUTE FUNCTION agent_state._refuse_change();

@@ -43,17 +43,9 @@ CREATE TRIGGER persona_revisions_append_only
 BEFORE UPDATE OR DELETE ON agent_state.persona_revisions
 FOR EACH ROW EXECUTE FUNCTION agent_state._refuse_change('is_active');
 
-CREATE TRIGGER persona_revisions_no_truncate
-BEFORE TRUNCATE ON agent_state.persona_revisions
-FOR EACH STATEMENT EXECUTE FUNCTION agent_state._refuse_change();
-
 CREATE TRIGGER persona_activations_append_only
 BEFORE UPDATE OR DELETE ON agent_state.persona_activations
 FOR EACH ROW EXECUTE FUNCTION agent_state._refuse_change();
-
-CREATE TRIGGER persona_activations_no_truncate
-BEFORE TRUNCATE ON agent_state.persona_activations
-FOR EACH STATEMENT EXECUTE FUNCTION agent_state._refuse_change();
 
 -- At commit: an agent with revisions has exactly one active revision, and it is
 -- the one its activation log names last. Direct DML cannot leave the flag and the

@@ -432,10 +432,6 @@ CREATE TRIGGER memory_entries_no_delete
 BEFORE DELETE ON agent_state.memory_entries
 FOR EACH ROW EXECUTE FUNCTION agent_state._refuse_change();
 
-CREATE TRIGGER memory_entries_no_truncate
-BEFORE TRUNCATE ON agent_state.memory_entries
-FOR EACH STATEMENT EXECUTE FUNCTION agent_state._refuse_change();
-
 CREATE CONSTRAINT TRIGGER memory_revisions_evidence_check
 AFTER INSERT ON agent_state.memory_revisions
 DEFERRABLE INITIALLY DEFERRED
@@ -445,10 +441,6 @@ CREATE TRIGGER memory_revisions_append_only
 BEFORE UPDATE OR DELETE ON agent_state.memory_revisions
 FOR EACH ROW EXECUTE FUNCTION agent_state._guard_memory_revision();
 
-CREATE TRIGGER memory_revisions_no_truncate
-BEFORE TRUNCATE ON agent_state.memory_revisions
-FOR EACH STATEMENT EXECUTE FUNCTION agent_state._refuse_change();
-
 CREATE TRIGGER memory_evidence_before_revision
 BEFORE INSERT ON agent_state.memory_evidence
 FOR EACH ROW EXECUTE FUNCTION agent_state._guard_memory_evidence();
@@ -456,10 +448,6 @@ FOR EACH ROW EXECUTE FUNCTION agent_state._guard_memory_evidence();
 CREATE TRIGGER memory_evidence_append_only
 BEFORE UPDATE OR DELETE ON agent_state.memory_evidence
 FOR EACH ROW EXECUTE FUNCTION agent_state._refuse_change();
-
-CREATE TRIGGER memory_evidence_no_truncate
-BEFORE TRUNCATE ON agent_state.memory_evidence
-FOR EACH STATEMENT EXECUTE FUNCTION agent_state._refuse_change();
 
 CREATE TRIGGER memory_shares_created_active
 BEFORE INSERT ON agent_state.memory_shares
@@ -469,17 +457,9 @@ CREATE TRIGGER memory_shares_revoke_only
 BEFORE UPDATE OR DELETE ON agent_state.memory_shares
 FOR EACH ROW EXECUTE FUNCTION agent_state._guard_memory_share();
 
-CREATE TRIGGER memory_shares_no_truncate
-BEFORE TRUNCATE ON agent_state.memory_shares
-FOR EACH STATEMENT EXECUTE FUNCTION agent_state._refuse_change();
-
 CREATE TRIGGER memory_redactions_stamp_xact
 BEFORE INSERT OR UPDATE OR DELETE ON agent_state.memory_redactions
 FOR EACH ROW EXECUTE FUNCTION agent_state._guard_memory_redaction();
-
-CREATE TRIGGER memory_redactions_no_truncate
-BEFORE TRUNCATE ON agent_state.memory_redactions
-FOR EACH STATEMENT EXECUTE FUNCTION agent_state._refuse_change();
 
 CREATE CONSTRAINT TRIGGER memory_redactions_complete_check
 AFTER INSERT ON agent_state.memory_redactions
@@ -489,7 +469,3 @@ FOR EACH ROW EXECUTE FUNCTION agent_state._check_memory_redaction();
 CREATE TRIGGER memory_imports_append_only
 BEFORE UPDATE OR DELETE ON agent_state.memory_imports
 FOR EACH ROW EXECUTE FUNCTION agent_state._refuse_change();
-
-CREATE TRIGGER memory_imports_no_truncate
-BEFORE TRUNCATE ON agent_state.memory_imports
-FOR EACH STATEMENT EXECUTE FUNCTION agent_state._refuse_change();

@@ -299,10 +299,6 @@ CREATE TRIGGER runs_no_delete
 BEFORE DELETE ON agent_state.runs
 FOR EACH ROW EXECUTE FUNCTION agent_state._refuse_change();
 
-CREATE TRIGGER runs_no_truncate
-BEFORE TRUNCATE ON agent_state.runs
-FOR EACH STATEMENT EXECUTE FUNCTION agent_state._refuse_change();
-
 -- Every write to a run (snapshot, model call, tool call, checkpoint) locks the run
 -- row first, so writes to one run are serialised and a run finished concurrently
 -- is seen finished. A finished run takes no more writes (55000). Returns the

@@ -248,10 +248,6 @@ CREATE TRIGGER prompt_snapshots_no_delete
 BEFORE DELETE ON agent_state.prompt_snapshots
 FOR EACH ROW EXECUTE FUNCTION agent_state._refuse_change();
 
-CREATE TRIGGER prompt_snapshots_no_truncate
-BEFORE TRUNCATE ON agent_state.prompt_snapshots
-FOR EACH STATEMENT EXECUTE FUNCTION agent_state._refuse_change();
-
 -- (A snapshot declaring no sources has no slot to fill.)
 CREATE CONSTRAINT TRIGGER prompt_snapshots_sources_check
 AFTER INSERT ON agent_state.prompt_snapshots
@@ -272,14 +268,6 @@ CREATE TRIGGER snapshot_memory_append_only
 BEFORE UPDATE OR DELETE ON agent_state.snapshot_memory
 FOR EACH ROW EXECUTE FUNCTION agent_state._refuse_change();
 
-CREATE TRIGGER snapshot_memory_no_truncate
-BEFORE TRUNCATE ON agent_state.snapshot_memory
-FOR EACH STATEMENT EXECUTE FUNCTION agent_state._refuse_change();
-
 CREATE TRIGGER snapshot_messages_append_only
 BEFORE UPDATE OR DELETE ON agent_state.snapshot_messages
 FOR EACH ROW EXECUTE FUNCTION agent_state._refuse_change();
-
-CREATE TRIGGER snapshot_messages_no_truncate
-BEFORE TRUNCATE ON agent_state.snapshot_messages
-FOR EACH STATEMENT EXECUTE FUNCTION agent_state._refuse_change();

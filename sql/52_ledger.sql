@@ -311,30 +311,14 @@ CREATE TRIGGER model_calls_append_only
 BEFORE UPDATE OR DELETE ON agent_state.model_calls
 FOR EACH ROW EXECUTE FUNCTION agent_state._refuse_change();
 
-CREATE TRIGGER model_calls_no_truncate
-BEFORE TRUNCATE ON agent_state.model_calls
-FOR EACH STATEMENT EXECUTE FUNCTION agent_state._refuse_change();
-
 CREATE TRIGGER tool_calls_append_only
 BEFORE UPDATE OR DELETE ON agent_state.tool_calls
 FOR EACH ROW EXECUTE FUNCTION agent_state._refuse_change();
-
-CREATE TRIGGER tool_calls_no_truncate
-BEFORE TRUNCATE ON agent_state.tool_calls
-FOR EACH STATEMENT EXECUTE FUNCTION agent_state._refuse_change();
 
 CREATE TRIGGER tool_results_append_only
 BEFORE UPDATE OR DELETE ON agent_state.tool_results
 FOR EACH ROW EXECUTE FUNCTION agent_state._refuse_change();
 
-CREATE TRIGGER tool_results_no_truncate
-BEFORE TRUNCATE ON agent_state.tool_results
-FOR EACH STATEMENT EXECUTE FUNCTION agent_state._refuse_change();
-
 CREATE TRIGGER checkpoints_append_only
 BEFORE UPDATE OR DELETE ON agent_state.checkpoints
 FOR EACH ROW EXECUTE FUNCTION agent_state._refuse_change();
-
-CREATE TRIGGER checkpoints_no_truncate
-BEFORE TRUNCATE ON agent_state.checkpoints
-FOR EACH STATEMENT EXECUTE FUNCTION agent_state._refuse_change();

@@ -80,22 +80,10 @@ CREATE TRIGGER tools_append_only
 BEFORE UPDATE OR DELETE ON agent_state.tools
 FOR EACH ROW EXECUTE FUNCTION agent_state._refuse_change('version', 'config_schema', 'revision');
 
-CREATE TRIGGER tools_no_truncate
-BEFORE TRUNCATE ON agent_state.tools
-FOR EACH STATEMENT EXECUTE FUNCTION agent_state._refuse_change();
-
 CREATE TRIGGER tool_versions_append_only
 BEFORE UPDATE OR DELETE ON agent_state.tool_versions
 FOR EACH ROW EXECUTE FUNCTION agent_state._refuse_change();
 
-CREATE TRIGGER tool_versions_no_truncate
-BEFORE TRUNCATE ON agent_state.tool_versions
-FOR EACH STATEMENT EXECUTE FUNCTION agent_state._refuse_change();
-
 CREATE TRIGGER tool_grants_append_only
 BEFORE UPDATE OR DELETE ON agent_state.tool_grants
 FOR EACH ROW EXECUTE FUNCTION agent_state._refuse_change();
-
-CREATE TRIGGER tool_grants_no_truncate
-BEFORE TRUNCATE ON agent_state.tool_grants
-FOR EACH STATEMENT EXECUTE FUNCTION agent_state._refuse_change();

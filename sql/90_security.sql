@@ -4,6 +4,8 @@
 --   now. The caller's agent set is computed once per statement (InitPlan).
 -- stamp_created: tables with created_at/created_by get them from the database.
 -- operator_truncate: TRUNCATE ignores RLS, so only operators may truncate.
+-- no_truncate: a table whose rows refuse DELETE (a BEFORE ROW DELETE trigger:
+--   append-only history) refuses TRUNCATE, the bulk delete, for every role.
 -- owner_bypass: the installing role owns the SECURITY DEFINER functions; its
 --   policy is constant true, which the planner folds away, so queries inside
 --   the functions plan like bare SQL (a non-leakproof @@ under an RLS qual can
@@ -46,6 +48,19 @@ BEGIN
             EXECUTE pg_catalog.format(
                 'CREATE TRIGGER operator_truncate BEFORE TRUNCATE ON %s '
                 || 'FOR EACH STATEMENT EXECUTE FUNCTION agent_state._operator_truncate_only()',
+                t.tbl);
+        END IF;
+        -- tgtype bits: 1 = row, 2 = before, 8 = delete.
+        IF EXISTS (
+            SELECT FROM pg_catalog.pg_trigger AS g
+            WHERE g.tgrelid = t.tbl AND NOT g.tgisinternal AND g.tgtype & 11 = 11
+        ) AND NOT EXISTS (
+            SELECT FROM pg_catalog.pg_trigger AS g
+            WHERE g.tgrelid = t.tbl AND g.tgname = 'no_truncate'
+        ) THEN
+            EXECUTE pg_catalog.format(
+                'CREATE TRIGGER no_truncate BEFORE TRUNCATE ON %s '
+                || 'FOR EACH STATEMENT EXECUTE FUNCTION agent_state._refuse_change()',
                 t.tbl);
         END IF;
         IF NOT EXISTS (
