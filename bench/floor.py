@@ -1,0 +1,403 @@
+"""Where the write ratios go: cost ladders from the bare SQL to remember and to a turn.
+
+    python3 bench/floor.py            # 1,000 agents x 100 entries, 15 s runs, 2 rounds
+    python3 bench/floor.py --quick    # smoke run, about two minutes
+
+The memory benchmark compares ``remember`` with the bare statement it must do
+and finds it at 0.2x-0.4x. This script measures the rungs in between, on the
+same data and server, each with pgbench (1 and 8 clients, interleaved rounds),
+so the gap can be split into what each layer costs:
+
+1. ``bare``: the bare remember of ``bench/memory.py`` (entry and revision
+   insert, one statement), the baseline of the 0.7x target;
+2. ``bare in a function``: the same statement inside a SECURITY DEFINER
+   PL/pgSQL function with a pinned search_path, called by the runtime role
+   (what any function API costs);
+3. ``+ binding``: that function also calls ``agent_state._bind(agent)`` (the
+   perspective check every product function makes);
+4. ``remember, triggers and keys off``: the product function on the product
+   tables (evidence, revision and entry rows, their indexes, CHECKs and RLS)
+   with every trigger of the three memory tables disabled, foreign keys
+   included: the floor of the product's own code and table shapes;
+5. ``remember, keys on``: foreign keys enabled, the product's own triggers
+   (audit stamps, the evidence guard, the commit-time consistency check) still
+   off;
+6. ``remember``: everything on, as shipped.
+
+Rungs 4 and 5 switch off what SPEC requires ("invariants are enforced by the
+database"); they exist only here, to price each guarantee. Ratios are against
+rung 1, like the memory benchmark's.
+
+The turn ladder (fixtures of ``bench/turn.py``, one statement per turn):
+
+1. ``bare``: the bare turn of ``bench/turn.py`` (five inserts and the budget
+   update in one statement), the baseline of the 0.7x target;
+2. ``bare as five bound calls``: the same writes split the way SPEC's API
+   splits them (snapshot, model call, tool call, tool result, checkpoint), each
+   a SECURITY DEFINER function with a pinned search_path that first calls
+   ``agent_state._bind``, chained in one statement: the least any
+   implementation of the five-call API can cost;
+3. ``turn``: the product's five functions, as shipped.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import turn
+from common import (
+    RUNTIME_ROLE,
+    Server,
+    ensure_roles,
+    install_bundle,
+    log,
+    pgbench,
+    table,
+    timed,
+)
+from memory import (
+    REMEMBER_BARE,
+    REMEMBER_BODY,
+    REMEMBER_PRODUCT,
+    bare_shapes,
+    load,
+    setup,
+)
+
+DB = "bench_floor"
+TURN_DB = "bench_floor_turn"
+MEMORY_TABLES = ("memory_evidence", "memory_revisions", "memory_entries")
+TARGET = 0.7
+
+# Rungs 2 and 3: the bare statement of rung 1 wrapped in a function, without and
+# with the product's perspective binding. Owned by the superuser running the
+# benchmark, like the product's functions are owned by their installer.
+WRAPPERS = """
+CREATE SCHEMA IF NOT EXISTS bench_floor;
+GRANT USAGE ON SCHEMA bench_floor TO {runtime};
+CREATE FUNCTION bench_floor.remember_bare(agent uuid, body text, actor uuid, msg uuid, bind boolean)
+RETURNS TABLE (entry uuid, revision integer)
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+#variable_conflict use_variable
+BEGIN
+    IF bind THEN
+        PERFORM agent_state._bind(agent);
+    END IF;
+    RETURN QUERY
+    WITH e AS (
+        INSERT INTO bench_bare.{e} (runtime_agent_id, current_revision, body, visibility)
+        VALUES (agent, 1, body, 'perspective')
+        RETURNING runtime_agent_id, entry_id, body, subject_id, visibility)
+    INSERT INTO bench_bare.{r} AS r (runtime_agent_id, entry_id, revision, operation, body,
+                                    subject_id, visibility, source_actor_id, source_message_id)
+    SELECT e.runtime_agent_id, e.entry_id, 1, 'create', e.body, e.subject_id, e.visibility,
+           actor, msg
+    FROM e
+    RETURNING r.entry_id, r.revision;
+END
+$$;
+GRANT EXECUTE ON FUNCTION bench_floor.remember_bare(uuid, text, uuid, uuid, boolean) TO {runtime};
+"""
+
+
+def wrapped(bind: bool) -> str:
+    return f"""\\set n random(1, :agents)
+\\set r random(1, 1000000000)
+\\set k random(1, 100000)
+SELECT m.entry, m.revision FROM bench.ctx AS c,
+    LATERAL bench_floor.remember_bare(c.agent, {REMEMBER_BODY}, c.actor, c.msg,
+                                      {str(bind).lower()}) AS m
+WHERE c.n = :n;
+"""
+
+
+def set_triggers(conn: Any, mode: str) -> None:
+    """mode: 'ALL' (every trigger off), 'USER' (own triggers off, keys on), '' (all on)."""
+    for t in MEMORY_TABLES:
+        conn.execute(f"ALTER TABLE agent_state.{t} ENABLE TRIGGER ALL")
+        if mode:
+            conn.execute(f"ALTER TABLE agent_state.{t} DISABLE TRIGGER {mode}")
+
+
+# Turn rung 2: the bare turn's writes as SPEC's five calls, each bound.
+TURN_WRAPPERS = """
+CREATE SCHEMA bench_floor;
+GRANT USAGE ON SCHEMA bench_floor TO {runtime};
+CREATE FUNCTION bench_floor.snapshot(agent uuid, run uuid, prompt text, persona_rev integer,
+                                     memory jsonb, messages uuid [])
+RETURNS uuid LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+#variable_conflict use_variable
+DECLARE id uuid;
+BEGIN
+    PERFORM agent_state._bind(agent);
+    INSERT INTO bench_bare.snapshots (runtime_agent_id, run_id, prompt, prompt_sha256,
+                                      persona_revision, memory, messages)
+    VALUES (agent, run, prompt, encode(sha256(convert_to(prompt, 'UTF8')), 'hex'),
+            persona_rev, memory, messages)
+    RETURNING snapshot_id INTO id;
+    RETURN id;
+END $$;
+CREATE FUNCTION bench_floor.model_call(agent uuid, run uuid, snap uuid, request jsonb,
+                                       response jsonb, usage jsonb)
+RETURNS uuid LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+#variable_conflict use_variable
+DECLARE id uuid;
+BEGIN
+    PERFORM agent_state._bind(agent);
+    UPDATE bench_bare.runs AS r
+    SET spent_tokens = r.spent_tokens + (usage ->> 'tokens')::numeric,
+        spent_cost_usd = r.spent_cost_usd + (usage ->> 'cost_usd')::numeric
+    WHERE r.runtime_agent_id = agent AND r.run_id = run AND r.status = 'open';
+    INSERT INTO bench_bare.model_calls (runtime_agent_id, run_id, snapshot_id, provider, model,
+                                        request, response, usage, status)
+    VALUES (agent, run, snap, 'bench', 'bench-model', request, response, usage, 'ok')
+    RETURNING model_call_id INTO id;
+    RETURN id;
+END $$;
+CREATE FUNCTION bench_floor.tool_call(agent uuid, run uuid, mc uuid, input jsonb)
+RETURNS uuid LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+#variable_conflict use_variable
+DECLARE id uuid;
+BEGIN
+    PERFORM agent_state._bind(agent);
+    UPDATE bench_bare.runs AS r SET spent_tool_calls = r.spent_tool_calls + 1
+    WHERE r.runtime_agent_id = agent AND r.run_id = run AND r.status = 'open';
+    INSERT INTO bench_bare.tool_calls (runtime_agent_id, run_id, model_call_id, tool, input)
+    VALUES (agent, run, mc, 'search', input)
+    RETURNING tool_call_id INTO id;
+    RETURN id;
+END $$;
+CREATE FUNCTION bench_floor.tool_result(agent uuid, tc uuid, output jsonb)
+RETURNS void LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+#variable_conflict use_variable
+BEGIN
+    PERFORM agent_state._bind(agent);
+    INSERT INTO bench_bare.tool_results (runtime_agent_id, tool_call_id, output, status)
+    VALUES (agent, tc, output, 'ok');
+END $$;
+CREATE FUNCTION bench_floor.checkpoint(agent uuid, run uuid, frontier jsonb)
+RETURNS integer LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+#variable_conflict use_variable
+DECLARE n integer;
+BEGIN
+    PERFORM agent_state._bind(agent);
+    INSERT INTO bench_bare.checkpoints (runtime_agent_id, run_id, checkpoint, frontier)
+    SELECT agent, run, coalesce(max(p.checkpoint), 0) + 1, frontier
+    FROM bench_bare.checkpoints AS p WHERE p.runtime_agent_id = agent AND p.run_id = run
+    RETURNING checkpoint INTO n;
+    RETURN n;
+END $$;
+GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA bench_floor TO {runtime};
+"""
+
+TURN_BOUND = """\\set r random(1, 1000000000)
+\\set n :client_id * :runs + random(0, :runs - 1)
+WITH c AS (SELECT * FROM bench.turn_ctx WHERE n = :n),
+s AS (SELECT c.*, bench_floor.snapshot(c.agent, c.run, c.prompt || :r, c.persona_rev,
+          c.memory, c.messages) AS snap FROM c),
+m AS (SELECT s.*, bench_floor.model_call(s.agent, s.run, s.snap, s.request, s.response,
+          s.usage) AS mc FROM s),
+t AS (SELECT m.*, bench_floor.tool_call(m.agent, m.run, m.mc, m.input) AS tc FROM m),
+x AS (SELECT t.*, bench_floor.tool_result(t.agent, t.tc, t.output) AS done FROM t)
+SELECT bench_floor.checkpoint(x.agent, x.run, x.frontier) FROM x;
+"""
+
+
+def ladder(
+    conn: Any,
+    runtime: str,
+    rungs: list[tuple[str, str, str]],
+    *,
+    name: str,
+    clients_list: list[int],
+    seconds: float,
+    rounds: int,
+    defines: dict[str, object],
+) -> list[dict[str, Any]]:
+    """Run every rung with pgbench, rounds interleaved; mean tps and ratio to the
+    first rung. A rung's third field switches the memory tables' triggers."""
+    rows: list[dict[str, Any]] = []
+    for clients in clients_list:
+        tps: dict[str, list[float]] = {label: [] for label, _, _ in rungs}
+        for _round in range(rounds):
+            for label, script, mode in rungs:
+                if mode is not None:
+                    with conn.transaction():
+                        set_triggers(conn, mode)
+                conn.execute("CHECKPOINT")
+                res = pgbench(
+                    runtime,
+                    script,
+                    clients=clients,
+                    seconds=seconds,
+                    label=f"{name} {label} {clients}c",
+                    defines=defines,
+                )
+                tps[label].append(res.tps)
+                log(f"  {name} {clients}c {label:34} {res.tps:10.1f} tps")
+        base_values = tps[rungs[0][0]]
+        base = sum(base_values) / len(base_values)
+        for label, values in tps.items():
+            mean = sum(values) / len(values)
+            rows.append(
+                {
+                    "ladder": name,
+                    "clients": clients,
+                    "rung": label,
+                    "tps": mean,
+                    "runs": values,
+                    "ratio": mean / base if base else 0.0,
+                }
+            )
+    return rows
+
+
+def remember_ladder(server: Server, args: argparse.Namespace) -> list[dict[str, Any]]:
+    dsn = server.fresh_database(DB)
+    install_bundle(dsn)
+    ensure_roles(dsn)
+    with server.connect(DB) as conn:
+        with timed("setup agents"):
+            btree_gin = setup(conn, args.agents, 0.29)
+        shapes = bare_shapes(btree_gin)
+        load(conn, first=1, last=args.agents, per_agent=args.per_agent, big=0, shapes=shapes)
+        _, e, r, _ = shapes[0]
+        conn.execute(WRAPPERS.format(e=e, r=r, runtime=RUNTIME_ROLE))
+        conn.commit()
+        rows = ladder(
+            conn,
+            server.dsn(DB, RUNTIME_ROLE),
+            [
+                ("bare", REMEMBER_BARE.format(e=e, r=r), ""),
+                ("bare in a function", wrapped(False), ""),
+                ("+ binding", wrapped(True), ""),
+                ("remember, triggers and keys off", REMEMBER_PRODUCT, "ALL"),
+                ("remember, keys on", REMEMBER_PRODUCT, "USER"),
+                ("remember", REMEMBER_PRODUCT, ""),
+            ],
+            name="remember",
+            clients_list=args.clients_list,
+            seconds=args.seconds,
+            rounds=args.rounds,
+            defines={"agents": args.agents},
+        )
+        with conn.transaction():
+            set_triggers(conn, "")
+    server.drop_database(DB)
+    return rows
+
+
+def turn_ladder(server: Server, args: argparse.Namespace) -> list[dict[str, Any]]:
+    dsn = server.fresh_database(TURN_DB)
+    install_bundle(dsn)
+    ensure_roles(dsn)
+    with server.connect(TURN_DB) as conn:
+        with timed("turn setup"):
+            turn.setup(conn, max(args.clients_list), args.runs)
+        conn.execute(TURN_WRAPPERS.format(runtime=RUNTIME_ROLE))
+        conn.commit()
+        runtime = server.dsn(TURN_DB, RUNTIME_ROLE)
+        rungs: list[tuple[str, str, str | None]] = [
+            ("bare", turn.BARE_ONE, None),
+            ("bare as five bound calls", TURN_BOUND, None),
+            ("turn", turn.PRODUCT_ONE, None),
+        ]
+        # Warm-up and ANALYZE, as bench/turn.py does, so cached plans see rows.
+        for label, script, _ in rungs:
+            pgbench(
+                runtime,
+                script,
+                clients=max(args.clients_list),
+                seconds=max(2.0, args.seconds / 4),
+                label=f"warm-up {label}",
+                defines={"runs": args.runs},
+            )
+        conn.execute("VACUUM ANALYZE")
+        rows = ladder(
+            conn,
+            runtime,
+            rungs,  # type: ignore[arg-type]
+            name="turn",
+            clients_list=args.clients_list,
+            seconds=args.seconds,
+            rounds=args.rounds,
+            defines={"runs": args.runs},
+        )
+    server.drop_database(TURN_DB)
+    return rows
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument("--quick", action="store_true", help="small sizes, short runs")
+    ap.add_argument("--agents", type=int)
+    ap.add_argument("--per-agent", type=int, help="entries loaded per agent (100)")
+    ap.add_argument("--runs", type=int, help="open runs per turn agent (500)")
+    ap.add_argument("--seconds", type=float, help="length of each pgbench run (15)")
+    ap.add_argument("--rounds", type=int, help="interleaved repetitions (2)")
+    ap.add_argument("--clients", default="1,8")
+    ap.add_argument("--only", choices=("remember", "turn"), help="run one ladder")
+    ap.add_argument("--out", help="write the results as JSON to this file")
+    args = ap.parse_args()
+    defaults = (
+        {"agents": 50, "per_agent": 20, "runs": 50, "seconds": 3, "rounds": 1}
+        if args.quick
+        else {"agents": 1000, "per_agent": 100, "runs": 500, "seconds": 15, "rounds": 2}
+    )
+    for key, val in defaults.items():
+        if getattr(args, key) is None:
+            setattr(args, key, val)
+    args.clients_list = [int(c) for c in args.clients.split(",")]
+
+    results: dict[str, Any] = {
+        "config": {k: v for k, v in vars(args).items() if k not in ("out", "clients_list")}
+    }
+    rows: list[dict[str, Any]] = []
+    with Server() as server:
+        results["machine"] = server.describe()
+        if args.only in (None, "remember"):
+            rows += remember_ladder(server, args)
+        if args.only in (None, "turn"):
+            rows += turn_ladder(server, args)
+    results["rungs"] = rows
+
+    m = results["machine"]
+    print("## Write cost ladders\n")
+    print(f"Machine: {m.get('cpu')}, {m.get('cores')} cores; {m.get('server')}")
+    print(f"Settings: fsync={m.get('fsync')}, synchronous_commit={m.get('synchronous_commit')}")
+    print(f"Config: {results['config']}\n")
+    print(
+        table(
+            ["ladder", "clients", "rung", "tps", "per round", "ratio to bare"],
+            [
+                [
+                    row["ladder"],
+                    row["clients"],
+                    row["rung"],
+                    f"{row['tps']:.0f}",
+                    ", ".join(f"{v:.0f}" for v in row["runs"]),
+                    f"{row['ratio']:.2f}x",
+                ]
+                for row in rows
+            ],
+        )
+    )
+    print(f"\n(The targets: remember and a turn >= {TARGET}x their bare rung.)")
+    if args.out:
+        Path(args.out).write_text(json.dumps(results, indent=2, default=str))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
