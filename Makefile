@@ -175,4 +175,5 @@ docs: all
 demo: deps all
 	@if command -v agent-state >/dev/null 2>&1; then agent-state demo; \
 	else PYTHONPATH=python$${PYTHONPATH:+:$$PYTHONPATH} $(TEST_PYTHON) -m agent_state demo; fi
-bench: all ; $(TEST_PYTHON) bench/memory.py $(BENCH_FLAGS) && $(TEST_PYTHON) bench/turn.py $(BENCH_FLAGS)
+bench: all ; $(TEST_PYTHON) bench/memory.py $(BENCH_FLAGS) && $(TEST_PYTHON) bench/turn.py $(BENCH_FLAGS) \
+	&& $(TEST_PYTHON) bench/floor.py $(BENCH_FLAGS)
