@@ -118,6 +118,14 @@ class Server:
             conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
         return self.dsn(name)
 
+    def product_database(self, name: str) -> str:
+        """A fresh database ``name`` with the bundle installed and the bench login
+        roles in place; returns its DSN (superuser)."""
+        dsn = self.fresh_database(name)
+        install_bundle(dsn)
+        ensure_roles(dsn)
+        return dsn
+
     def drop_database(self, name: str) -> None:
         with self.connect() as conn:
             conn.execute(

@@ -54,8 +54,6 @@ import turn
 from common import (
     RUNTIME_ROLE,
     Server,
-    ensure_roles,
-    install_bundle,
     log,
     pgbench,
     table,
@@ -262,9 +260,7 @@ def ladder(
 
 
 def remember_ladder(server: Server, args: argparse.Namespace) -> list[dict[str, Any]]:
-    dsn = server.fresh_database(DB)
-    install_bundle(dsn)
-    ensure_roles(dsn)
+    server.product_database(DB)
     with server.connect(DB) as conn:
         with timed("setup agents"):
             btree_gin = setup(conn, args.agents, 0.29)
@@ -297,9 +293,7 @@ def remember_ladder(server: Server, args: argparse.Namespace) -> list[dict[str, 
 
 
 def turn_ladder(server: Server, args: argparse.Namespace) -> list[dict[str, Any]]:
-    dsn = server.fresh_database(TURN_DB)
-    install_bundle(dsn)
-    ensure_roles(dsn)
+    server.product_database(TURN_DB)
     with server.connect(TURN_DB) as conn:
         with timed("turn setup"):
             turn.setup(conn, max(args.clients_list), args.runs)

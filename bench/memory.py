@@ -41,9 +41,7 @@ import psycopg
 from common import (
     RUNTIME_ROLE,
     Server,
-    ensure_roles,
     has_functions,
-    install_bundle,
     log,
     ms,
     percentile,
@@ -631,9 +629,7 @@ def main() -> int:
     results: dict[str, Any] = {"config": {k: v for k, v in vars(args).items() if k != "out"}}
 
     with Server() as server:
-        dsn = server.fresh_database(DB)
-        install_bundle(dsn)
-        ensure_roles(dsn)
+        dsn = server.product_database(DB)
         have = has_functions(dsn, "remember", "amend", "recall")
         results["functions"] = have
         results["machine"] = server.describe()

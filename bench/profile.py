@@ -32,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import memory
 import psycopg
 import turn
-from common import RUNTIME_ROLE, Server, ensure_roles, install_bundle, ms, percentile
+from common import RUNTIME_ROLE, Server, ms, percentile
 
 
 def stats(server: Server, db: str) -> tuple[dict[str, tuple[int, float]], dict[str, int]]:
@@ -103,9 +103,7 @@ def main() -> int:
     rng = random.Random(3)
     with Server() as server:
         # ---- memory
-        dsn = server.fresh_database(memory.DB)
-        install_bundle(dsn)
-        ensure_roles(dsn)
+        server.product_database(memory.DB)
         with server.connect(memory.DB) as c:
             shapes = memory.bare_shapes(memory.setup(c, 50, 0.3))
             memory.load(c, first=1, last=50, per_agent=200, big=0, shapes=shapes)
@@ -159,9 +157,7 @@ def main() -> int:
         server.drop_database(memory.DB)
 
         # ---- one turn
-        dsn = server.fresh_database(turn.DB)
-        install_bundle(dsn)
-        ensure_roles(dsn)
+        server.product_database(turn.DB)
         runs = 100
         with server.connect(turn.DB) as c:
             turn.setup(c, 1, runs)
