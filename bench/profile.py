@@ -100,6 +100,7 @@ def main() -> int:
     ap.add_argument("--calls", type=int, default=500)
     args = ap.parse_args()
     n = args.calls
+    warm = 20  # calls per operation run before the measured ones
     rng = random.Random(3)
     with Server() as server:
         # ---- memory
@@ -113,9 +114,8 @@ def main() -> int:
                 "FROM agent_state.memory_entries AS e "
                 "JOIN bench.ctx AS c ON c.agent = e.runtime_agent_id "
                 "ORDER BY md5(e.entry_id::text) LIMIT %s",
-                [n],
+                [n + warm],
             ).fetchall()
-        warm = 20
         remember = [
             (
                 "SELECT * FROM agent_state.remember(agent => %s, body => %s, source_message => %s)",
