@@ -82,8 +82,8 @@ COMMENT ON TABLE agent_state.runs IS
 -- the new row, and they read other rows as the owner. So that a role granted
 -- table privileges learns nothing about an agent it may not act for (not even
 -- through which error it gets), a guard trigger fires first on each of those
--- tables: the role running the INSERT must be allowed to act for the row's
--- agent (42501). Deliberately not SECURITY DEFINER: current_user is the role
+-- tables (created in a loop at the end of sql/52_ledger.sql): the role running
+-- the INSERT must be allowed to act for the row's agent (42501). Deliberately not SECURITY DEFINER: current_user is the role
 -- running the INSERT. Inside our SECURITY DEFINER functions (which bind the
 -- caller before writing) that is the owner, normally a superuser, and operators
 -- may act for every agent: for them the membership test answers at once, without
@@ -251,12 +251,6 @@ BEGIN
     RETURN NEW;
 END
 $$;
-
-CREATE TRIGGER runs_0_scope_guard
-BEFORE INSERT ON agent_state.runs
-FOR EACH ROW
-WHEN (NOT pg_catalog.pg_has_role(current_user, 'agent_state_operator', 'MEMBER'))
-EXECUTE FUNCTION agent_state._guard_scope();
 
 CREATE TRIGGER runs_before_insert
 BEFORE INSERT ON agent_state.runs

@@ -230,12 +230,6 @@ BEGIN
 END
 $$;
 
-CREATE TRIGGER prompt_snapshots_0_scope_guard
-BEFORE INSERT ON agent_state.prompt_snapshots
-FOR EACH ROW
-WHEN (NOT pg_catalog.pg_has_role(current_user, 'agent_state_operator', 'MEMBER'))
-EXECUTE FUNCTION agent_state._guard_scope();
-
 CREATE TRIGGER prompt_snapshots_before_insert
 BEFORE INSERT ON agent_state.prompt_snapshots
 FOR EACH ROW EXECUTE FUNCTION agent_state._snapshot_before_insert();

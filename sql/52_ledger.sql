@@ -267,30 +267,6 @@ BEGIN
 END
 $$;
 
-CREATE TRIGGER model_calls_0_scope_guard
-BEFORE INSERT ON agent_state.model_calls
-FOR EACH ROW
-WHEN (NOT pg_catalog.pg_has_role(current_user, 'agent_state_operator', 'MEMBER'))
-EXECUTE FUNCTION agent_state._guard_scope();
-
-CREATE TRIGGER tool_calls_0_scope_guard
-BEFORE INSERT ON agent_state.tool_calls
-FOR EACH ROW
-WHEN (NOT pg_catalog.pg_has_role(current_user, 'agent_state_operator', 'MEMBER'))
-EXECUTE FUNCTION agent_state._guard_scope();
-
-CREATE TRIGGER tool_results_0_scope_guard
-BEFORE INSERT ON agent_state.tool_results
-FOR EACH ROW
-WHEN (NOT pg_catalog.pg_has_role(current_user, 'agent_state_operator', 'MEMBER'))
-EXECUTE FUNCTION agent_state._guard_scope();
-
-CREATE TRIGGER checkpoints_0_scope_guard
-BEFORE INSERT ON agent_state.checkpoints
-FOR EACH ROW
-WHEN (NOT pg_catalog.pg_has_role(current_user, 'agent_state_operator', 'MEMBER'))
-EXECUTE FUNCTION agent_state._guard_scope();
-
 CREATE TRIGGER model_calls_before_insert
 BEFORE INSERT ON agent_state.model_calls
 FOR EACH ROW EXECUTE FUNCTION agent_state._model_call_before_insert();
@@ -322,3 +298,20 @@ FOR EACH ROW EXECUTE FUNCTION agent_state._refuse_change();
 CREATE TRIGGER checkpoints_append_only
 BEFORE UPDATE OR DELETE ON agent_state.checkpoints
 FOR EACH ROW EXECUTE FUNCTION agent_state._refuse_change();
+
+-- The scope guard (sql/50_runs.sql, _guard_scope) on every execution table whose
+-- insert triggers read other rows as the owner; its name sorts first, so it fires
+-- before them.
+DO $$
+DECLARE
+    t text;
+BEGIN
+    FOREACH t IN ARRAY ARRAY['runs', 'prompt_snapshots', 'model_calls', 'tool_calls', 'tool_results', 'checkpoints'] LOOP
+        EXECUTE pg_catalog.format(
+            'CREATE TRIGGER %I BEFORE INSERT ON agent_state.%I FOR EACH ROW '
+            || 'WHEN (NOT pg_catalog.pg_has_role(current_user, ''agent_state_operator'', ''MEMBER'')) '
+            || 'EXECUTE FUNCTION agent_state._guard_scope()',
+            t || '_0_scope_guard', t);
+    END LOOP;
+END
+$$;
