@@ -1,0 +1,54 @@
+CREATE FUNCTION agent_state.link_identity(
+    agent uuid,
+    actor uuid,
+    connector text,
+    external_id text
+)
+RETURNS void
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+#variable_conflict use_variable
+DECLARE
+    linked uuid;
+BEGIN
+    PERFORM agent_state._bind(agent);
+    PERFORM agent_state._need(actor, 'actor');
+    PERFORM agent_state._need_text(connector, 'connector', 200);
+    PERFORM agent_state._need_text(external_id, 'external_id', 1000);
+    IF NOT EXISTS (
+        SELECT FROM agent_state.actors AS a
+        WHERE a.runtime_agent_id = agent AND a.actor_id = actor
+    ) THEN
+        PERFORM agent_state._missing('actor', 'actor', actor,
+            EXISTS (SELECT FROM agent_state.actors AS a WHERE a.actor_id = actor));
+    END IF;
+
+    -- Same lock as resolve_actor: a concurrent resolution of this identity waits
+    -- for the link and then returns the linked actor instead of failing.
+    PERFORM pg_catalog.pg_advisory_xact_lock(
+        pg_catalog.hashtextextended(agent::text || '/' || connector || '/' || external_id, 0));
+    INSERT INTO agent_state.actor_identities AS i (runtime_agent_id, connector, external_id, actor_id)
+    VALUES (agent, connector, external_id, actor)
+    ON CONFLICT ON CONSTRAINT actor_identities_pkey DO NOTHING;
+    IF FOUND THEN
+        RETURN;
+    END IF;
+    SELECT i.actor_id INTO linked
+    FROM agent_state.actor_identities AS i
+    WHERE i.runtime_agent_id = agent AND i.connector = connector AND i.external_id = external_id;
+    IF linked IS DISTINCT FROM actor THEN
+        RAISE EXCEPTION USING
+            ERRCODE = '23505',
+            MESSAGE = pg_catalog.format(
+                'external_id: %s identity %L is already linked to another actor (%s)',
+                connector, external_id, linked);
+    END IF;
+END
+$$;
+
+COMMENT ON FUNCTION agent_state.link_identity(uuid, uuid, text, text) IS
+'link_identity(agent, actor, connector, external_id): another connector identity for the '
+'same actor, inside this perspective only. Already linked to another actor: 23505; '
+'linking again to the same actor is a no-op.';

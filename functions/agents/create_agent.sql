@@ -1,0 +1,43 @@
+CREATE FUNCTION agent_state.create_agent(
+    handle text,
+    display_name text DEFAULT NULL,
+    settings jsonb DEFAULT '{}'
+)
+RETURNS uuid
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+#variable_conflict use_variable
+DECLARE
+    new_id uuid;
+BEGIN
+    IF NOT agent_state._caller_is_operator() THEN
+        RAISE EXCEPTION USING
+            ERRCODE = '42501',
+            MESSAGE = pg_catalog.format('handle: role %I is not an agent_state operator',
+                                        agent_state._caller());
+    END IF;
+    PERFORM agent_state._need_text(handle, 'handle', 200);
+    IF display_name IS NOT NULL THEN
+        PERFORM agent_state._need_text(display_name, 'display_name', 1000);
+    END IF;
+    PERFORM agent_state._check_settings(settings);
+    INSERT INTO agent_state.agents AS a (handle, display_name, settings)
+    VALUES (handle, display_name, settings)
+    ON CONFLICT ON CONSTRAINT agents_handle_key DO NOTHING
+    RETURNING a.runtime_agent_id INTO new_id;
+    IF new_id IS NULL THEN
+        RAISE EXCEPTION USING
+            ERRCODE = '23505',
+            MESSAGE = pg_catalog.format('handle: an agent with handle %L already exists', handle);
+    END IF;
+    RETURN new_id;
+END
+$$;
+
+COMMENT ON FUNCTION agent_state.create_agent(text, text, jsonb) IS
+'create_agent(handle, display_name => null, settings => ''{}'') -> uuid (operator). '
+'handle (1-200 characters) is unique (23505); display_name, when given, 1-1000 characters. '
+'settings: subject_boost (number from 0 to 1000000, default 1.0), recency_half_life '
+'(positive interval text, default ''30 days''); bad settings raise 22023.';

@@ -1,0 +1,25 @@
+CREATE FUNCTION agent_state.grant_hosting(agent uuid, host regrole)
+RETURNS void
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+#variable_conflict use_variable
+BEGIN
+    PERFORM agent_state._bind(agent, true);
+    PERFORM agent_state._need(host, 'host');
+    -- regrole input from an oid is not checked: a stale oid would grant nothing.
+    IF NOT EXISTS (SELECT FROM pg_catalog.pg_roles AS r WHERE r.oid = host) THEN
+        RAISE EXCEPTION USING
+            ERRCODE = '22023',
+            MESSAGE = pg_catalog.format('host: no role with oid %s', host::oid);
+    END IF;
+    INSERT INTO agent_state.agent_hosts (runtime_agent_id, host, host_name)
+    SELECT agent, host, r.rolname FROM pg_catalog.pg_roles AS r WHERE r.oid = host
+    ON CONFLICT ON CONSTRAINT agent_hosts_pkey DO NOTHING;
+END
+$$;
+
+COMMENT ON FUNCTION agent_state.grant_hosting(uuid, regrole) IS
+'grant_hosting(agent, host) (operator): role host (and its members) may act for agent. '
+'Granting twice is a no-op. A host role that does not exist raises 22023.';

@@ -1,0 +1,18 @@
+-- Value must be one of a fixed set: 22004 when null, 22023 otherwise.
+CREATE FUNCTION agent_state._need_one_of(val text, arg text, allowed text [])
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF val IS NULL THEN
+        RAISE EXCEPTION USING ERRCODE = '22004', MESSAGE = arg || ': must not be null';
+    END IF;
+    IF NOT val = ANY (allowed) THEN
+        RAISE EXCEPTION USING
+            ERRCODE = '22023',
+            MESSAGE = pg_catalog.format('%s: %L is not one of %s', arg, val,
+                                        pg_catalog.array_to_string(allowed, ', '));
+    END IF;
+END
+$$;

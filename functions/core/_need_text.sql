@@ -1,0 +1,20 @@
+-- Required text: null is 22004; blank or longer than max_len characters is 22023.
+CREATE FUNCTION agent_state._need_text(val text, arg text, max_len integer DEFAULT 100000)
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF val IS NULL THEN
+        RAISE EXCEPTION USING ERRCODE = '22004', MESSAGE = arg || ': must not be null';
+    END IF;
+    IF pg_catalog.btrim(val, E' \t\r\n') = '' THEN
+        RAISE EXCEPTION USING ERRCODE = '22023', MESSAGE = arg || ': must not be empty';
+    END IF;
+    IF pg_catalog.length(val) > max_len THEN
+        RAISE EXCEPTION USING
+            ERRCODE = '22023',
+            MESSAGE = pg_catalog.format('%s: longer than %s characters', arg, max_len);
+    END IF;
+END
+$$;

@@ -1,0 +1,30 @@
+-- Parses a budget (see above) into its limits; NULL = no limit.
+CREATE FUNCTION agent_state._budget_limits(
+    budget jsonb,
+    OUT tokens numeric, OUT cost_usd numeric, OUT tool_calls bigint, OUT wall_time_seconds numeric
+)
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+#variable_conflict use_variable
+DECLARE
+    unknown text;
+BEGIN
+    PERFORM agent_state._need_json(budget, 'budget', ARRAY['object']);
+    SELECT k INTO unknown
+    FROM pg_catalog.jsonb_object_keys(budget - ARRAY['tokens', 'cost_usd', 'tool_calls', 'wall_time_seconds']) AS k
+    ORDER BY k
+    LIMIT 1;
+    IF FOUND THEN
+        RAISE EXCEPTION USING
+            ERRCODE = '22023',
+            MESSAGE = pg_catalog.format(
+                'budget.%s: unknown budget key; known keys are tokens, cost_usd, tool_calls, wall_time_seconds',
+                unknown);
+    END IF;
+    tokens := agent_state._json_amount(budget, 'budget', 'tokens', true, true, 1e15);
+    cost_usd := agent_state._json_amount(budget, 'budget', 'cost_usd', true, false, 1e12);
+    tool_calls := agent_state._json_amount(budget, 'budget', 'tool_calls', true, true, 1e9);
+    wall_time_seconds := agent_state._json_amount(budget, 'budget', 'wall_time_seconds', true, false, 1e10);
+END
+$$;

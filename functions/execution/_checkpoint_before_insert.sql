@@ -1,0 +1,30 @@
+-- Checkpoints: numbered per run under the run row lock (gap-free under
+-- concurrency); the run must be unfinished (55000).
+CREATE FUNCTION agent_state._checkpoint_before_insert()
+RETURNS trigger
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    st text;
+BEGIN
+    -- _run_writable inline: lock the run; the helper raises when it is unknown
+    -- or finished.
+    SELECT r.status INTO st
+    FROM agent_state.runs AS r
+    WHERE r.runtime_agent_id = NEW.runtime_agent_id AND r.run_id = NEW.run_id
+    FOR NO KEY UPDATE;
+    IF NOT coalesce(st IN ('open', 'budget_exhausted'), false) THEN
+        PERFORM agent_state._run_writable(NEW.runtime_agent_id, NEW.run_id);
+    END IF;
+    -- ORDER BY ... LIMIT 1 (not max()): always the backward index scan.
+    SELECT k.checkpoint + 1 INTO NEW.checkpoint
+    FROM agent_state.checkpoints AS k
+    WHERE k.runtime_agent_id = NEW.runtime_agent_id AND k.run_id = NEW.run_id
+    ORDER BY k.checkpoint DESC
+    LIMIT 1;
+    NEW.checkpoint := coalesce(NEW.checkpoint, 1);
+    RETURN NEW;
+END
+$$;

@@ -1,0 +1,29 @@
+-- Parses a usage object (see above); missing keys are 0.
+CREATE FUNCTION agent_state._usage_amounts(usage jsonb, OUT tokens numeric, OUT cost_usd numeric)
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+#variable_conflict use_variable
+DECLARE
+    unknown text;
+BEGIN
+    PERFORM agent_state._need_json(usage, 'usage', ARRAY['object']);
+    IF (usage - ARRAY['tokens', 'cost_usd']) = '{}'::jsonb THEN
+        tokens := coalesce(agent_state._json_amount(usage, 'usage', 'tokens', false, true, 1e15), 0);
+        cost_usd := coalesce(agent_state._json_amount(usage, 'usage', 'cost_usd', false, false, 1e12), 0);
+        RETURN;
+    END IF;
+    SELECT k INTO unknown
+    FROM pg_catalog.jsonb_object_keys(usage) AS k
+    WHERE k <> ALL (ARRAY['tokens', 'cost_usd'])
+    ORDER BY k
+    LIMIT 1;
+    IF FOUND THEN
+        RAISE EXCEPTION USING
+            ERRCODE = '22023',
+            MESSAGE = pg_catalog.format('usage.%s: unknown usage key; known keys are tokens, cost_usd', unknown);
+    END IF;
+    tokens := coalesce(agent_state._json_amount(usage, 'usage', 'tokens', false, true, 1e15), 0);
+    cost_usd := coalesce(agent_state._json_amount(usage, 'usage', 'cost_usd', false, false, 1e12), 0);
+END
+$$;

@@ -1,0 +1,32 @@
+-- Checkpoints: the append-only execution frontier of a run.
+CREATE FUNCTION agent_state.checkpoint(agent uuid, run uuid, frontier jsonb)
+RETURNS integer
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+#variable_conflict use_variable
+DECLARE
+    n integer;
+BEGIN
+    PERFORM agent_state._bind(agent);
+    IF NOT coalesce(run IS NOT NULL AND pg_catalog.jsonb_typeof(frontier) IN ('object', 'array'), false) THEN
+        PERFORM agent_state._need(run, 'run');
+        PERFORM agent_state._need_json(frontier, 'frontier', ARRAY['object', 'array']);
+    END IF;
+    IF NOT EXISTS (SELECT FROM agent_state.runs AS r WHERE r.runtime_agent_id = agent AND r.run_id = run) THEN
+        PERFORM agent_state._need_run(agent, run);
+    END IF;
+    -- The insert trigger locks the run, refuses a finished one (55000) and takes
+    -- the next number.
+    INSERT INTO agent_state.checkpoints AS k (runtime_agent_id, run_id, checkpoint, frontier)
+    VALUES (agent, run, 0, frontier)
+    RETURNING k.checkpoint INTO n;
+    RETURN n;
+END
+$$;
+
+COMMENT ON FUNCTION agent_state.checkpoint(uuid, uuid, jsonb) IS
+'checkpoint(agent, run, frontier) -> int: appends the execution frontier (a JSON object or '
+'array, else 22023) numbered 1, 2, ... per run without gaps, also under concurrency. Allowed '
+'on open and budget_exhausted runs; finished: 55000.';

@@ -1,0 +1,88 @@
+-- Model calls: each references the snapshot it was given and charges its usage.
+CREATE FUNCTION agent_state.record_model_call(
+    agent uuid,
+    run uuid,
+    snapshot uuid,
+    provider text,
+    model text,
+    request jsonb,
+    response jsonb DEFAULT NULL,
+    usage jsonb DEFAULT '{}',
+    status text DEFAULT 'ok'
+)
+RETURNS uuid
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+#variable_conflict use_variable
+DECLARE
+    tokens numeric;
+    cost_usd numeric;
+    snap_run uuid;
+    call_id uuid;
+BEGIN
+    PERFORM agent_state._bind(agent);
+    -- Hot path: the usual well-formed arguments are checked inline, in one
+    -- expression. Anything else takes the helpers in argument order, which raise
+    -- the error of the first bad argument (or parse an unusual valid usage).
+    IF usage IS NOT NULL AND pg_catalog.jsonb_typeof(usage) = 'object'
+        AND (usage - ARRAY['tokens', 'cost_usd']) = '{}'::jsonb
+        AND coalesce(pg_catalog.jsonb_typeof(usage -> 'tokens'), 'number') = 'number'
+        AND coalesce(pg_catalog.jsonb_typeof(usage -> 'cost_usd'), 'number') = 'number' THEN
+        tokens := coalesce((usage ->> 'tokens')::numeric, 0);
+        cost_usd := coalesce((usage ->> 'cost_usd')::numeric, 0);
+    END IF;
+    IF NOT coalesce(
+        run IS NOT NULL AND snapshot IS NOT NULL AND request IS NOT NULL
+        AND pg_catalog.btrim(provider, E' \t\r\n') <> '' AND pg_catalog.length(provider) <= 200
+        AND pg_catalog.btrim(model, E' \t\r\n') <> '' AND pg_catalog.length(model) <= 200
+        AND tokens >= 0 AND tokens <= 1e15 AND tokens = pg_catalog.trunc(tokens)
+        AND cost_usd >= 0 AND cost_usd <= 1e12
+        AND status = ANY (ARRAY['ok', 'error', 'timeout']), false) THEN
+        PERFORM agent_state._need(run, 'run');
+        PERFORM agent_state._need(snapshot, 'snapshot');
+        PERFORM agent_state._need_text(provider, 'provider', 200);
+        PERFORM agent_state._need_text(model, 'model', 200);
+        PERFORM agent_state._need(request, 'request');
+        SELECT a.tokens, a.cost_usd INTO tokens, cost_usd FROM agent_state._usage_amounts(usage) AS a;
+        PERFORM agent_state._need_one_of(status, 'status', ARRAY['ok', 'error', 'timeout']);
+    END IF;
+
+    IF NOT EXISTS (SELECT FROM agent_state.runs AS r WHERE r.runtime_agent_id = agent AND r.run_id = run) THEN
+        PERFORM agent_state._need_run(agent, run);
+    END IF;
+    SELECT s.run_id INTO snap_run
+    FROM agent_state.prompt_snapshots AS s
+    WHERE s.runtime_agent_id = agent AND s.snapshot_id = snapshot;
+    IF NOT FOUND THEN
+        PERFORM agent_state._missing('snapshot', 'snapshot', snapshot,
+            EXISTS (SELECT FROM agent_state.prompt_snapshots AS s WHERE s.snapshot_id = snapshot));
+    END IF;
+    IF snap_run <> run THEN
+        RAISE EXCEPTION USING
+            ERRCODE = '23503',
+            MESSAGE = pg_catalog.format('snapshot: snapshot %s belongs to run %s, not to run %s',
+                                        snapshot, snap_run, run);
+    END IF;
+
+    -- The insert trigger charges the usage to the run in this transaction (53400
+    -- when the run was already exhausted, 55000 when finished).
+    INSERT INTO agent_state.model_calls AS c (
+        runtime_agent_id, run_id, snapshot_id, provider, model, request, response,
+        tokens, cost_usd, status
+    )
+    VALUES (agent, run, snapshot, provider, model, request, response,
+            tokens, cost_usd, status)
+    RETURNING c.model_call_id INTO call_id;
+    RETURN call_id;
+END
+$$;
+
+COMMENT ON FUNCTION agent_state.record_model_call(uuid, uuid, uuid, text, text, jsonb, jsonb, jsonb, text) IS
+'record_model_call(agent, run, snapshot, provider, model, request, response => null, '
+'usage => ''{}'', status => ''ok'') -> uuid. snapshot must be a snapshot of the same run '
+'(23503). status: ok, error, timeout. usage: {"tokens": integer, "cost_usd": number}, '
+'non-negative, missing keys 0, other keys 22023; charged to the run in the same transaction. '
+'Run already budget_exhausted: 53400; finished: 55000; nothing written. The call whose '
+'charge makes spending reach a limit is recorded and the run becomes budget_exhausted.';

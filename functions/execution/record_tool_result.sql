@@ -1,0 +1,38 @@
+CREATE FUNCTION agent_state.record_tool_result(
+    agent uuid,
+    tool_call uuid,
+    output jsonb,
+    status text
+)
+RETURNS void
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+#variable_conflict use_variable
+BEGIN
+    PERFORM agent_state._bind(agent);
+    IF NOT coalesce(tool_call IS NOT NULL AND output IS NOT NULL
+                    AND status = ANY (ARRAY['ok', 'error', 'unconfirmed']), false) THEN
+        PERFORM agent_state._need(tool_call, 'tool_call');
+        PERFORM agent_state._need(output, 'output');
+        PERFORM agent_state._need_one_of(status, 'status', ARRAY['ok', 'error', 'unconfirmed']);
+    END IF;
+    IF NOT EXISTS (
+        SELECT FROM agent_state.tool_calls AS c
+        WHERE c.runtime_agent_id = agent AND c.tool_call_id = tool_call
+    ) THEN
+        PERFORM agent_state._missing('tool call', 'tool_call', tool_call,
+            EXISTS (SELECT FROM agent_state.tool_calls AS c WHERE c.tool_call_id = tool_call));
+    END IF;
+    -- The insert trigger numbers the result and refuses one after a final result.
+    INSERT INTO agent_state.tool_results (runtime_agent_id, tool_call_id, status, output)
+    VALUES (agent, tool_call, status, output);
+END
+$$;
+
+COMMENT ON FUNCTION agent_state.record_tool_result(uuid, uuid, jsonb, text) IS
+'record_tool_result(agent, tool_call, output, status): appends a result; status ok, error or '
+'unconfirmed (effect unknown). What is believed is the latest result. While the outcome is '
+'unknown (no result, or latest unconfirmed) a result may be recorded at any time, also after '
+'the run finished; after ok or error the outcome is settled and a further result raises 55000.';

@@ -1,0 +1,43 @@
+-- Sharing grants (operator): one revision of an entry made eligible in one
+-- conversation regardless of audience. Grants are revision-specific, so an
+-- amendment is not shared until granted again. unshare revokes (stamps
+-- revoked_at/revoked_by); grants are never deleted.
+
+-- Checks shared by share and unshare: the entry, the revision and the
+-- conversation all belong to this perspective.
+CREATE FUNCTION agent_state._check_share_target(agent uuid, entry uuid, revision integer, conversation uuid)
+RETURNS void
+LANGUAGE plpgsql
+STABLE
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+#variable_conflict use_variable
+BEGIN
+    PERFORM agent_state._need(entry, 'entry');
+    PERFORM agent_state._need(revision, 'revision');
+    PERFORM agent_state._need(conversation, 'conversation');
+    IF NOT EXISTS (
+        SELECT FROM agent_state.memory_entries AS e
+        WHERE e.runtime_agent_id = agent AND e.entry_id = entry
+    ) THEN
+        PERFORM agent_state._missing('memory entry', 'entry', entry,
+            EXISTS (SELECT FROM agent_state.memory_entries AS e WHERE e.entry_id = entry));
+    END IF;
+    IF NOT EXISTS (
+        SELECT FROM agent_state.memory_revisions AS r
+        WHERE r.runtime_agent_id = agent AND r.entry_id = entry AND r.revision = revision
+    ) THEN
+        RAISE EXCEPTION USING
+            ERRCODE = 'P0002',
+            MESSAGE = pg_catalog.format('revision: memory entry %s has no revision %s', entry, revision);
+    END IF;
+    IF NOT EXISTS (
+        SELECT FROM agent_state.conversations AS c
+        WHERE c.runtime_agent_id = agent AND c.conversation_id = conversation
+    ) THEN
+        PERFORM agent_state._missing('conversation', 'conversation', conversation,
+            EXISTS (SELECT FROM agent_state.conversations AS c WHERE c.conversation_id = conversation));
+    END IF;
+END
+$$;

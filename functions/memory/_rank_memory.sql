@@ -1,0 +1,170 @@
+-- Ranked eligible memory for one target. With fill, the rows relevant to the
+-- query come first and the newest other eligible entries fill up to max_results
+-- (text_rank 0, score 0).
+--
+-- Generic plans, always: the expanded eligibility query costs more to plan than
+-- to run, and its branches are chosen at run time (one-time filters on the
+-- parameters); the live branch with a query keeps its bitmap scan of
+-- memory_entries_search_idx on (ARRAY[agent], tsv) with the agent and the query
+-- as parameters.
+CREATE FUNCTION agent_state._rank_memory(
+    agent uuid,
+    query tsquery,
+    target_conversation uuid,
+    target_known boolean,
+    target_audience uuid [],
+    current_subject uuid,
+    max_results integer,
+    as_of timestamptz,
+    fill boolean
+)
+RETURNS TABLE (
+    entry uuid, revision integer, body text, subject uuid, score double precision,
+    text_rank double precision, subject_match boolean, age interval
+)
+LANGUAGE plpgsql
+STABLE
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+SET plan_cache_mode = force_generic_plan
+AS $$
+#variable_conflict use_variable
+DECLARE
+    settings jsonb;
+    boost double precision := 1.0;
+    half_life interval := '30 days'::interval;
+    half_life_s double precision;
+    ref_time timestamptz := coalesce(as_of, pg_catalog.now());
+    n integer := LEAST(max_results, 1000);
+BEGIN
+    SELECT a.settings INTO settings FROM agent_state.agents AS a WHERE a.runtime_agent_id = agent;
+    IF settings ? 'subject_boost' THEN
+        IF pg_catalog.jsonb_typeof(settings -> 'subject_boost') <> 'number'
+            OR (settings ->> 'subject_boost')::numeric NOT BETWEEN 0 AND 1000000 THEN
+            RAISE EXCEPTION USING
+                ERRCODE = '22023',
+                MESSAGE = 'settings: subject_boost must be a number from 0 to 1000000';
+        END IF;
+        boost := (settings ->> 'subject_boost')::double precision;
+    END IF;
+    IF settings ? 'recency_half_life' THEN
+        BEGIN
+            half_life := (settings ->> 'recency_half_life')::interval;
+        EXCEPTION WHEN data_exception OR syntax_error_or_access_rule_violation THEN
+            half_life := NULL;
+        END;
+        IF half_life IS NULL OR half_life <= interval '0' THEN
+            RAISE EXCEPTION USING
+                ERRCODE = '22023',
+                MESSAGE = 'settings: recency_half_life must be a positive interval';
+        END IF;
+    END IF;
+    half_life_s := pg_catalog.date_part('epoch', half_life);
+    IF NOT half_life_s > 0 THEN
+        RAISE EXCEPTION USING
+            ERRCODE = '22023', MESSAGE = 'settings: recency_half_life must be a positive interval';
+    END IF;
+
+    -- One statement per case, each reading only the source it needs (the
+    -- search, every live entry, or the past), so that each cached generic plan
+    -- holds one scan. The age interval is computed only for the rows returned.
+    IF as_of IS NOT NULL THEN
+        -- The past (recall only, never filled).
+        RETURN QUERY
+        SELECT t.entry_id, t.revision, t.body, t.subject_id, t.score, t.text_rank,
+               coalesce(t.subject_id = current_subject, false),
+               GREATEST(ref_time - t.revised_at, interval '0')
+        FROM (
+            SELECT h.entry_id, h.revision, h.body, h.subject_id, h.revised_at, h.text_rank,
+                   agent_state._memory_score(h.text_rank, h.subject_id, h.revised_at, current_subject,
+                                             boost, ref_time, half_life_s) AS score
+            FROM agent_state._eligible_memory(agent, query, target_conversation, target_known,
+                                              target_audience, as_of) AS h
+            ORDER BY 7 DESC, h.revised_at DESC, h.entry_id
+            LIMIT n
+        ) AS t
+        ORDER BY t.score DESC, t.revised_at DESC, t.entry_id;
+    ELSIF query IS NULL AND (current_subject IS NULL OR boost = 0) THEN
+        -- No query and no subject factor: the score only decays with age, so
+        -- the newest eligible entries are the best ones (same order), read in
+        -- memory_entries_recent_idx order without ranking every entry.
+        RETURN QUERY
+        SELECT t.entry_id, t.revision, t.body, t.subject_id,
+               agent_state._memory_score(t.text_rank, t.subject_id, t.revised_at, current_subject,
+                                         boost, ref_time, half_life_s),
+               t.text_rank, coalesce(t.subject_id = current_subject, false),
+               GREATEST(ref_time - t.revised_at, interval '0')
+        FROM (
+            SELECT h.entry_id, h.revision, h.body, h.subject_id, h.revised_at, h.text_rank
+            FROM agent_state._eligible_memory_live(agent, target_conversation, target_known,
+                                                   target_audience) AS h
+            ORDER BY h.revised_at DESC, h.entry_id
+            LIMIT n
+        ) AS t
+        ORDER BY t.revised_at DESC, t.entry_id;
+    ELSIF query IS NULL THEN
+        RETURN QUERY
+        SELECT t.entry_id, t.revision, t.body, t.subject_id, t.score, t.text_rank,
+               coalesce(t.subject_id = current_subject, false),
+               GREATEST(ref_time - t.revised_at, interval '0')
+        FROM (
+            SELECT h.entry_id, h.revision, h.body, h.subject_id, h.revised_at, h.text_rank,
+                   agent_state._memory_score(h.text_rank, h.subject_id, h.revised_at, current_subject,
+                                             boost, ref_time, half_life_s) AS score
+            FROM agent_state._eligible_memory_live(agent, target_conversation, target_known,
+                                                   target_audience) AS h
+            ORDER BY 7 DESC, h.revised_at DESC, h.entry_id
+            LIMIT n
+        ) AS t
+        ORDER BY t.score DESC, t.revised_at DESC, t.entry_id;
+    ELSIF NOT fill THEN
+        RETURN QUERY
+        SELECT t.entry_id, t.revision, t.body, t.subject_id, t.score, t.text_rank,
+               coalesce(t.subject_id = current_subject, false),
+               GREATEST(ref_time - t.revised_at, interval '0')
+        FROM (
+            SELECT h.entry_id, h.revision, h.body, h.subject_id, h.revised_at, h.text_rank,
+                   agent_state._memory_score(h.text_rank, h.subject_id, h.revised_at, current_subject,
+                                             boost, ref_time, half_life_s) AS score
+            FROM agent_state._eligible_memory_search(agent, query, target_conversation,
+                                                     target_known, target_audience) AS h
+            ORDER BY 7 DESC, h.revised_at DESC, h.entry_id
+            LIMIT n
+        ) AS t
+        ORDER BY t.score DESC, t.revised_at DESC, t.entry_id;
+    ELSE
+        -- context_for: the matches first, then the newest other eligible entries.
+        RETURN QUERY
+        WITH top AS (
+            SELECT h.entry_id, h.revision, h.body, h.subject_id, h.revised_at, h.text_rank,
+                   agent_state._memory_score(h.text_rank, h.subject_id, h.revised_at, current_subject,
+                                             boost, ref_time, half_life_s) AS score,
+                   1 AS grp
+            FROM agent_state._eligible_memory_search(agent, query, target_conversation,
+                                                     target_known, target_audience) AS h
+            ORDER BY 7 DESC, h.revised_at DESC, h.entry_id
+            LIMIT n
+        ),
+        filler AS (
+            SELECT f.entry_id, f.revision, f.body, f.subject_id, f.revised_at,
+                   0::double precision AS text_rank, 0::double precision AS score, 2 AS grp
+            FROM agent_state._eligible_memory_live(agent, target_conversation, target_known,
+                                                   target_audience) AS f
+            WHERE NOT EXISTS (SELECT FROM top AS t WHERE t.entry_id = f.entry_id)
+            ORDER BY f.revised_at DESC, f.entry_id
+            LIMIT GREATEST(n - (SELECT pg_catalog.count(*) FROM top), 0)
+        )
+        SELECT u.entry_id, u.revision, u.body, u.subject_id, u.score, u.text_rank,
+               coalesce(u.subject_id = current_subject, false),
+               GREATEST(ref_time - u.revised_at, interval '0')
+        FROM (
+            SELECT t.entry_id, t.revision, t.body, t.subject_id, t.score, t.text_rank, t.revised_at, t.grp
+            FROM top AS t
+            UNION ALL
+            SELECT f.entry_id, f.revision, f.body, f.subject_id, f.score, f.text_rank, f.revised_at, f.grp
+            FROM filler AS f
+        ) AS u
+        ORDER BY u.grp, u.score DESC, u.revised_at DESC, u.entry_id;
+    END IF;
+END
+$$;

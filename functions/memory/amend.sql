@@ -1,0 +1,165 @@
+CREATE FUNCTION agent_state.amend(
+    agent uuid,
+    entry uuid,
+    body text,
+    expected_revision integer,
+    source_message uuid DEFAULT NULL,
+    subject uuid DEFAULT NULL,
+    visibility text DEFAULT NULL
+)
+RETURNS integer
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+#variable_conflict use_variable
+DECLARE
+    caller_kind text;
+    cur record;
+    msg_author uuid;
+    msg_audience uuid [];
+    msg_conversation uuid;
+    new_rev integer;
+    new_subject uuid;
+    new_visibility text;
+    new_source_type text;
+    observers uuid [];
+    convs uuid [];
+BEGIN
+    caller_kind := agent_state._bind(agent);
+    -- Hot path: the helpers raise, and run only when their condition holds.
+    IF entry IS NULL THEN
+        PERFORM agent_state._need(entry, 'entry');
+    END IF;
+    IF body IS NULL OR pg_catalog.btrim(body, E' \t\r\n') = '' OR pg_catalog.length(body) > 100000 THEN
+        PERFORM agent_state._need_text(body, 'body');
+    END IF;
+    IF expected_revision IS NULL THEN
+        PERFORM agent_state._need(expected_revision, 'expected_revision');
+    END IF;
+    IF visibility IS NOT NULL THEN
+        PERFORM agent_state._need_one_of(visibility, 'visibility', ARRAY['perspective', 'conversation']);
+    END IF;
+    -- Nested, so that a null subject costs a simple expression, not a query.
+    IF subject IS NOT NULL THEN
+        IF NOT EXISTS (
+            SELECT FROM agent_state.actors AS a WHERE a.runtime_agent_id = agent AND a.actor_id = subject
+        ) THEN
+            PERFORM agent_state._missing('actor', 'subject', subject,
+                EXISTS (SELECT FROM agent_state.actors AS a WHERE a.actor_id = subject));
+        END IF;
+    END IF;
+    IF source_message IS NOT NULL THEN
+        SELECT m.author_id, m.audience, m.conversation_id
+        INTO msg_author, msg_audience, msg_conversation
+        FROM agent_state.messages AS m
+        WHERE m.runtime_agent_id = agent AND m.message_id = source_message;
+        IF NOT FOUND THEN
+            PERFORM agent_state._missing('message', 'source_message', source_message,
+                EXISTS (SELECT FROM agent_state.messages AS m WHERE m.message_id = source_message));
+        END IF;
+    END IF;
+
+    -- Concurrent amendments of one entry serialise on its row; the revision check
+    -- happens after the lock, so no update is lost.
+    SELECT e.current_revision, e.live, e.subject_id, e.visibility,
+           e.evidence_observers, e.evidence_conversations
+    INTO cur
+    FROM agent_state.memory_entries AS e
+    WHERE e.runtime_agent_id = agent AND e.entry_id = entry
+    FOR NO KEY UPDATE;
+    IF NOT FOUND THEN
+        PERFORM agent_state._missing('memory entry', 'entry', entry,
+            EXISTS (SELECT FROM agent_state.memory_entries AS e WHERE e.entry_id = entry));
+    END IF;
+    IF NOT cur.live THEN
+        RAISE EXCEPTION USING
+            ERRCODE = '55000',
+            MESSAGE = pg_catalog.format('entry: memory entry %s is forgotten or redacted', entry);
+    END IF;
+    IF cur.current_revision <> expected_revision THEN
+        RAISE EXCEPTION USING
+            ERRCODE = '40001',
+            MESSAGE = pg_catalog.format('expected_revision: entry %s is at revision %s, not %s',
+                                        entry, cur.current_revision, expected_revision),
+            HINT = 'Read the entry again and retry the amendment.';
+    END IF;
+    new_visibility := coalesce(visibility, cur.visibility);
+    IF cur.visibility = 'conversation' AND new_visibility = 'perspective' THEN
+        RAISE EXCEPTION USING
+            ERRCODE = '22023',
+            MESSAGE = 'visibility: can only narrow (perspective to conversation), never widen';
+    END IF;
+    new_subject := coalesce(subject, cur.subject_id);
+    new_rev := cur.current_revision + 1;
+
+    -- Evidence: everything the previous revision had, plus the new message. Who
+    -- may observe it all is the intersection of the audiences (NULL = nobody
+    -- restricted).
+    observers := cur.evidence_observers;
+    convs := cur.evidence_conversations;
+    IF source_message IS NOT NULL THEN
+        new_source_type := 'agent';
+        IF msg_audience IS NOT NULL THEN
+            IF observers IS NULL THEN
+                observers := msg_audience;
+            ELSE
+                observers := ARRAY(
+                    SELECT o FROM pg_catalog.unnest(observers) AS o
+                    WHERE o = ANY (msg_audience)
+                );
+            END IF;
+        END IF;
+        IF NOT msg_conversation = ANY (convs) THEN
+            convs := convs || msg_conversation;
+        END IF;
+    ELSIF caller_kind = 'operator' THEN
+        new_source_type := 'operator';
+    ELSE
+        new_source_type := 'agent';
+    END IF;
+
+    -- One statement, evidence first (see _insert_memory).
+    WITH ev AS (
+        INSERT INTO agent_state.memory_evidence AS w (runtime_agent_id, entry_id, revision, message_id)
+        SELECT agent, entry, new_rev, v.message_id
+        FROM agent_state.memory_evidence AS v
+        WHERE v.runtime_agent_id = agent AND v.entry_id = entry AND v.revision = cur.current_revision
+        UNION
+        SELECT agent, entry, new_rev, source_message
+        WHERE source_message IS NOT NULL
+        RETURNING w.message_id
+    ),
+    rev AS (
+        INSERT INTO agent_state.memory_revisions AS r
+            (runtime_agent_id, entry_id, revision, operation, body, subject_id, visibility,
+             source_type, source_actor_id, source_message_id, evidence_observers, evidence_conversations)
+        SELECT agent, entry, new_rev, 'amend', body, new_subject, new_visibility,
+               new_source_type, msg_author, source_message, observers, convs
+        FROM (SELECT pg_catalog.count(*) FROM ev) AS after_evidence
+        RETURNING r.created_at
+    )
+    UPDATE agent_state.memory_entries AS e
+    SET current_revision = new_rev,
+        body = amend.body,
+        subject_id = new_subject,
+        visibility = new_visibility,
+        source_type = new_source_type,
+        evidence_observers = observers,
+        evidence_conversations = convs,
+        revised_at = rev.created_at
+    FROM rev
+    WHERE e.runtime_agent_id = agent AND e.entry_id = entry;
+    RETURN new_rev;
+END
+$$;
+
+COMMENT ON FUNCTION agent_state.amend(uuid, uuid, text, integer, uuid, uuid, text) IS
+'amend(agent, entry, body, expected_revision, source_message => null, subject => null, '
+'visibility => null) -> int: appends a revision and returns its number. expected_revision '
+'(required, 22004) must be the current revision, else 40001 and nothing is written. Forgotten or '
+'redacted entry: 55000. Evidence: all earlier evidence plus source_message (P0002/23503 if not '
+'this perspective''s). null subject or visibility keeps the current value; visibility only '
+'narrows (perspective to conversation; widening: 22023). source_type: agent with the message''s '
+'author as source actor when a source_message is given; otherwise operator for operators, agent '
+'(no source actor) for runtimes.';

@@ -1,0 +1,99 @@
+CREATE FUNCTION agent_state.context_for(
+    agent uuid,
+    conversation uuid,
+    message uuid DEFAULT NULL,
+    max_results integer DEFAULT 20
+)
+RETURNS TABLE (
+    entry uuid, revision integer, body text, subject uuid, score double precision,
+    text_rank double precision, subject_match boolean, age interval
+)
+LANGUAGE plpgsql
+STABLE
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+#variable_conflict use_variable
+DECLARE
+    msg_conversation uuid;
+    msg_body text;
+    msg_author uuid;
+    msg_audience uuid [];
+    known boolean := false;
+    q tsquery;
+BEGIN
+    PERFORM agent_state._bind(agent);
+    PERFORM agent_state._need(conversation, 'conversation');
+    IF max_results IS NULL THEN
+        RAISE EXCEPTION USING ERRCODE = '22004', MESSAGE = 'max_results: must not be null';
+    END IF;
+    IF max_results < 1 THEN
+        RAISE EXCEPTION USING ERRCODE = '22023', MESSAGE = 'max_results: must be at least 1';
+    END IF;
+    IF message IS NOT NULL THEN
+        IF NOT EXISTS (
+            SELECT FROM agent_state.conversations AS c
+            WHERE c.runtime_agent_id = agent AND c.conversation_id = conversation
+        ) THEN
+            PERFORM agent_state._missing('conversation', 'conversation', conversation,
+                EXISTS (SELECT FROM agent_state.conversations AS c WHERE c.conversation_id = conversation));
+        END IF;
+        SELECT m.conversation_id, m.body, m.author_id, m.audience
+        INTO msg_conversation, msg_body, msg_author, msg_audience
+        FROM agent_state.messages AS m
+        WHERE m.runtime_agent_id = agent AND m.message_id = message;
+        IF NOT FOUND THEN
+            PERFORM agent_state._missing('message', 'message', message,
+                EXISTS (SELECT FROM agent_state.messages AS m WHERE m.message_id = message));
+        END IF;
+        IF msg_conversation <> conversation THEN
+            RAISE EXCEPTION USING
+                ERRCODE = 'P0002',
+                MESSAGE = pg_catalog.format('message: %s is not a message of conversation %s',
+                                            message, conversation);
+        END IF;
+        known := true;
+    ELSE
+        -- One statement: the conversation, and its latest message if any.
+        SELECT coalesce(m.known, false), m.body, m.author_id, m.audience
+        INTO known, msg_body, msg_author, msg_audience
+        FROM agent_state.conversations AS c
+        LEFT JOIN LATERAL (
+            SELECT true AS known, x.body, x.author_id, x.audience
+            FROM agent_state.messages AS x
+            WHERE x.runtime_agent_id = agent AND x.conversation_id = conversation
+            ORDER BY x.observed_at DESC, x.seq DESC
+            LIMIT 1
+        ) AS m ON true
+        WHERE c.runtime_agent_id = agent AND c.conversation_id = conversation;
+        IF NOT FOUND THEN
+            PERFORM agent_state._missing('conversation', 'conversation', conversation,
+                EXISTS (SELECT FROM agent_state.conversations AS c WHERE c.conversation_id = conversation));
+        END IF;
+    END IF;
+    -- Relevance to a message: any of its words (the OR of its lexemes, from its
+    -- first 10,000 characters), ranked like recall.
+    IF known THEN
+        SELECT pg_catalog.string_agg(
+                   '''' || pg_catalog.replace(pg_catalog.replace(l.lexeme, '\', '\\'), '''', '''''')
+                   || '''', ' | ')::tsquery
+        INTO q
+        FROM pg_catalog.unnest(pg_catalog.to_tsvector('english'::regconfig,
+                                                      pg_catalog.left(msg_body, 10000))) AS l;
+    END IF;
+    RETURN QUERY
+    SELECT r.entry, r.revision, r.body, r.subject, r.score, r.text_rank, r.subject_match, r.age
+    FROM agent_state._rank_memory(agent, q, conversation, known, msg_audience,
+                                  msg_author, max_results, NULL, true) AS r;
+END
+$$;
+
+COMMENT ON FUNCTION agent_state.context_for(uuid, uuid, uuid, integer) IS
+'context_for(agent, conversation, message => null, max_results => 20) -> same columns as recall: '
+'memory for automatic prompt context. The message (default: the conversation''s latest) gives '
+'the text, the current subject (its author) and the target audience (its audience). Eligible '
+'entries matching any word of the message come first, ranked as recall ranks them; the newest '
+'other eligible entries fill up to max_results (text_rank 0, score 0). A message without words, '
+'or a conversation without messages, ranks every eligible entry by subject and recency. message '
+'not in the conversation: P0002 (23503 if another perspective''s). max_results: null 22004, '
+'< 1 22023, capped at 1000.';

@@ -1,0 +1,80 @@
+CREATE FUNCTION agent_state.forget(
+    agent uuid,
+    entry uuid,
+    expected_revision integer DEFAULT NULL,
+    reason text DEFAULT NULL
+)
+RETURNS integer
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+#variable_conflict use_variable
+DECLARE
+    caller_kind text;
+    cur record;
+    new_rev integer;
+BEGIN
+    caller_kind := agent_state._bind(agent);
+    PERFORM agent_state._need(entry, 'entry');
+    IF reason IS NOT NULL THEN
+        PERFORM agent_state._need_text(reason, 'reason', 10000);
+    END IF;
+
+    SELECT e.current_revision, e.live, e.body, e.subject_id, e.visibility,
+           e.evidence_observers, e.evidence_conversations
+    INTO cur
+    FROM agent_state.memory_entries AS e
+    WHERE e.runtime_agent_id = agent AND e.entry_id = entry
+    FOR NO KEY UPDATE;
+    IF NOT FOUND THEN
+        PERFORM agent_state._missing('memory entry', 'entry', entry,
+            EXISTS (SELECT FROM agent_state.memory_entries AS e WHERE e.entry_id = entry));
+    END IF;
+    IF NOT cur.live THEN
+        RAISE EXCEPTION USING
+            ERRCODE = '55000',
+            MESSAGE = pg_catalog.format('entry: memory entry %s is already forgotten or redacted', entry);
+    END IF;
+    IF expected_revision IS NOT NULL AND cur.current_revision <> expected_revision THEN
+        RAISE EXCEPTION USING
+            ERRCODE = '40001',
+            MESSAGE = pg_catalog.format('expected_revision: entry %s is at revision %s, not %s',
+                                        entry, cur.current_revision, expected_revision);
+    END IF;
+    new_rev := cur.current_revision + 1;
+
+    WITH ev AS (
+        INSERT INTO agent_state.memory_evidence AS w (runtime_agent_id, entry_id, revision, message_id)
+        SELECT agent, entry, new_rev, v.message_id
+        FROM agent_state.memory_evidence AS v
+        WHERE v.runtime_agent_id = agent AND v.entry_id = entry AND v.revision = cur.current_revision
+        RETURNING w.message_id
+    ),
+    rev AS (
+        INSERT INTO agent_state.memory_revisions AS r
+            (runtime_agent_id, entry_id, revision, operation, body, subject_id, visibility,
+             source_type, evidence_observers, evidence_conversations, reason)
+        SELECT agent, entry, new_rev, 'forget', cur.body, cur.subject_id, cur.visibility,
+               CASE caller_kind WHEN 'operator' THEN 'operator' ELSE 'agent' END,
+               cur.evidence_observers, cur.evidence_conversations, reason
+        FROM (SELECT pg_catalog.count(*) FROM ev) AS after_evidence
+        RETURNING r.created_at
+    )
+    UPDATE agent_state.memory_entries AS e
+    SET current_revision = new_rev,
+        live = false,
+        source_type = CASE caller_kind WHEN 'operator' THEN 'operator' ELSE 'agent' END,
+        revised_at = rev.created_at
+    FROM rev
+    WHERE e.runtime_agent_id = agent AND e.entry_id = entry;
+    RETURN new_rev;
+END
+$$;
+
+COMMENT ON FUNCTION agent_state.forget(uuid, uuid, integer, text) IS
+'forget(agent, entry, expected_revision => null, reason => null) -> int: retires the entry '
+'(soft delete) by appending a forget revision (body, subject, visibility and evidence carried '
+'over, reason kept) and returns its number. Already forgotten or redacted: 55000. '
+'expected_revision given and not current: 40001, nothing written. Unknown entry: P0002 '
+'(23503 if another perspective''s).';

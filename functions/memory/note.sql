@@ -1,0 +1,29 @@
+CREATE FUNCTION agent_state.note(agent uuid, body text, subject uuid DEFAULT NULL)
+RETURNS TABLE (entry uuid, revision integer)
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+#variable_conflict use_variable
+BEGIN
+    PERFORM agent_state._bind(agent, true);
+    PERFORM agent_state._need_text(body, 'body');
+    -- Nested, so that a null subject costs a simple expression, not a query.
+    IF subject IS NOT NULL THEN
+        IF NOT EXISTS (
+            SELECT FROM agent_state.actors AS a WHERE a.runtime_agent_id = agent AND a.actor_id = subject
+        ) THEN
+            PERFORM agent_state._missing('actor', 'subject', subject,
+                EXISTS (SELECT FROM agent_state.actors AS a WHERE a.actor_id = subject));
+        END IF;
+    END IF;
+    RETURN QUERY
+    SELECT i.entry, i.revision
+    FROM agent_state._insert_memory(agent, body, subject, 'perspective', 'operator', NULL, NULL, NULL) AS i;
+END
+$$;
+
+COMMENT ON FUNCTION agent_state.note(uuid, text, uuid) IS
+'note(agent, body, subject => null) -> (entry, revision) (operator): an operator-authored memory '
+'with no evidence messages, visibility perspective; it restricts no audience. body: 1 to 100,000 '
+'characters (22023).';

@@ -1,0 +1,85 @@
+CREATE FUNCTION agent_state.recall(
+    agent uuid,
+    query text,
+    conversation uuid DEFAULT NULL,
+    current_subject uuid DEFAULT NULL,
+    max_results integer DEFAULT 10,
+    as_of timestamptz DEFAULT NULL
+)
+RETURNS TABLE (
+    entry uuid, revision integer, body text, subject uuid, score double precision,
+    text_rank double precision, subject_match boolean, age interval
+)
+LANGUAGE plpgsql
+STABLE
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+#variable_conflict use_variable
+DECLARE
+    q tsquery;
+    known boolean := false;
+    target_audience uuid [];
+BEGIN
+    PERFORM agent_state._bind(agent);
+    IF max_results IS NULL THEN
+        RAISE EXCEPTION USING ERRCODE = '22004', MESSAGE = 'max_results: must not be null';
+    END IF;
+    IF max_results < 1 THEN
+        RAISE EXCEPTION USING ERRCODE = '22023', MESSAGE = 'max_results: must be at least 1';
+    END IF;
+    IF pg_catalog.length(query) > 10000 THEN
+        RAISE EXCEPTION USING ERRCODE = '22023', MESSAGE = 'query: longer than 10000 characters';
+    END IF;
+    IF current_subject IS NOT NULL AND NOT EXISTS (
+        SELECT FROM agent_state.actors AS a
+        WHERE a.runtime_agent_id = agent AND a.actor_id = current_subject
+    ) THEN
+        PERFORM agent_state._missing('actor', 'current_subject', current_subject,
+            EXISTS (SELECT FROM agent_state.actors AS a WHERE a.actor_id = current_subject));
+    END IF;
+    -- The target audience: that of the conversation's latest message (latest
+    -- observed_at, then latest recorded), among those recorded by as_of.
+    -- (One statement: the conversation, and its latest message if any.)
+    IF conversation IS NOT NULL THEN
+        SELECT coalesce(m.known, false), m.audience INTO known, target_audience
+        FROM agent_state.conversations AS c
+        LEFT JOIN LATERAL (
+            SELECT true AS known, x.audience
+            FROM agent_state.messages AS x
+            WHERE x.runtime_agent_id = agent AND x.conversation_id = conversation
+              AND (as_of IS NULL OR x.created_at <= as_of)
+            ORDER BY x.observed_at DESC, x.seq DESC
+            LIMIT 1
+        ) AS m ON true
+        WHERE c.runtime_agent_id = agent AND c.conversation_id = conversation;
+        IF NOT FOUND THEN
+            PERFORM agent_state._missing('conversation', 'conversation', conversation,
+                EXISTS (SELECT FROM agent_state.conversations AS c WHERE c.conversation_id = conversation));
+        END IF;
+    END IF;
+    -- websearch_to_tsquery accepts any text; a query without lexemes (null,
+    -- blank, stop words only, punctuation) ranks by subject and recency alone.
+    IF pg_catalog.btrim(query, E' \t\r\n') <> '' THEN
+        q := pg_catalog.websearch_to_tsquery('english'::regconfig, query);
+        IF pg_catalog.numnode(q) = 0 THEN
+            q := NULL;
+        END IF;
+    END IF;
+    RETURN QUERY
+    SELECT r.entry, r.revision, r.body, r.subject, r.score, r.text_rank, r.subject_match, r.age
+    FROM agent_state._rank_memory(agent, q, conversation, known, target_audience,
+                                  current_subject, max_results, as_of, false) AS r;
+END
+$$;
+
+COMMENT ON FUNCTION agent_state.recall(uuid, text, uuid, uuid, integer, timestamptz) IS
+'recall(agent, query, conversation => null, current_subject => null, max_results => 10, '
+'as_of => null) -> (entry, revision, body, subject, score, text_rank, subject_match, age): '
+'full-text search (websearch_to_tsquery syntax, english) over the revisions eligible for the '
+'conversation (its latest message''s audience; none: only operator notes and all-public '
+'evidence), or as they were at as_of. score = text_rank * (1 + subject_boost if subject = '
+'current_subject) * 0.5 ^ (age / recency_half_life); null or blank query: text_rank 1. Order: '
+'score desc, newest, entry id. max_results: null 22004, < 1 22023, capped at 1000. query over '
+'10,000 characters: 22023. Unknown conversation or current_subject: P0002 (23503 if another '
+'perspective''s).';

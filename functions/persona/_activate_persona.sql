@@ -1,0 +1,17 @@
+-- Persona: operators write revisions and choose the active one; runtimes read.
+CREATE FUNCTION agent_state._activate_persona(agent uuid, revision integer)
+RETURNS void
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+#variable_conflict use_variable
+BEGIN
+    UPDATE agent_state.persona_revisions AS r SET is_active = false
+    WHERE r.runtime_agent_id = agent AND r.is_active AND r.revision <> revision;
+    UPDATE agent_state.persona_revisions AS r SET is_active = true
+    WHERE r.runtime_agent_id = agent AND r.revision = revision;
+    INSERT INTO agent_state.persona_activations (runtime_agent_id, revision)
+    VALUES (agent, revision);
+END
+$$;

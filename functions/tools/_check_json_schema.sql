@@ -1,0 +1,135 @@
+-- Checks that schema is a well-formed schema of the supported subset; raises 22023
+-- naming path (and the keyword) otherwise. depth guards against runaway nesting.
+CREATE FUNCTION agent_state._check_json_schema(schema jsonb, path text, depth integer DEFAULT 0)
+RETURNS void
+LANGUAGE plpgsql
+IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+#variable_conflict use_variable
+DECLARE
+    kw text;
+    val jsonb;
+    elem jsonb;
+    prop record;
+    types text [];
+    allowed_types constant text [] := ARRAY['object', 'string', 'integer', 'number', 'boolean', 'array', 'null'];
+BEGIN
+    IF depth > 32 THEN
+        RAISE EXCEPTION USING
+            ERRCODE = '22023', MESSAGE = path || ': schemas nested deeper than 32 levels are not supported';
+    END IF;
+    IF schema IS NULL OR pg_catalog.jsonb_typeof(schema) <> 'object' THEN
+        RAISE EXCEPTION USING ERRCODE = '22023', MESSAGE = path || ': must be a JSON object (a schema)';
+    END IF;
+
+    FOR kw, val IN SELECT e.key, e.value FROM pg_catalog.jsonb_each(schema) AS e LOOP
+        CASE kw
+        WHEN 'type' THEN
+            IF pg_catalog.jsonb_typeof(val) = 'string' THEN
+                types := ARRAY[val #>> '{}'];
+            ELSIF pg_catalog.jsonb_typeof(val) = 'array' AND pg_catalog.jsonb_array_length(val) > 0 THEN
+                IF EXISTS (
+                    SELECT FROM pg_catalog.jsonb_array_elements(val) AS t
+                    WHERE pg_catalog.jsonb_typeof(t) <> 'string'
+                ) THEN
+                    RAISE EXCEPTION USING
+                        ERRCODE = '22023', MESSAGE = path || '.type: every element must be a type name string';
+                END IF;
+                SELECT pg_catalog.array_agg(t) INTO types FROM pg_catalog.jsonb_array_elements_text(val) AS t;
+                IF (SELECT pg_catalog.count(DISTINCT t) FROM pg_catalog.unnest(types) AS t)
+                    <> pg_catalog.cardinality(types) THEN
+                    RAISE EXCEPTION USING
+                        ERRCODE = '22023', MESSAGE = path || '.type: type names must be distinct';
+                END IF;
+            ELSE
+                RAISE EXCEPTION USING
+                    ERRCODE = '22023',
+                    MESSAGE = path || '.type: must be a type name or a non-empty array of type names';
+            END IF;
+            IF NOT types <@ allowed_types THEN
+                RAISE EXCEPTION USING
+                    ERRCODE = '22023',
+                    MESSAGE = pg_catalog.format('%s.type: unsupported type %s (supported: %s)', path,
+                        (SELECT pg_catalog.to_jsonb(t)::text FROM pg_catalog.unnest(types) AS t
+                         WHERE NOT t = ANY (allowed_types) LIMIT 1),
+                        pg_catalog.array_to_string(allowed_types, ', '));
+            END IF;
+        WHEN 'properties' THEN
+            IF pg_catalog.jsonb_typeof(val) <> 'object' THEN
+                RAISE EXCEPTION USING
+                    ERRCODE = '22023', MESSAGE = path || '.properties: must be an object of schemas';
+            END IF;
+            FOR prop IN SELECT e.key, e.value FROM pg_catalog.jsonb_each(val) AS e LOOP
+                PERFORM agent_state._check_json_schema(
+                    prop.value, agent_state._json_path(path || '.properties', prop.key), depth + 1);
+            END LOOP;
+        WHEN 'required' THEN
+            IF pg_catalog.jsonb_typeof(val) <> 'array' OR EXISTS (
+                SELECT FROM pg_catalog.jsonb_array_elements(val) AS r
+                WHERE pg_catalog.jsonb_typeof(r) <> 'string'
+            ) THEN
+                RAISE EXCEPTION USING
+                    ERRCODE = '22023', MESSAGE = path || '.required: must be an array of property names';
+            END IF;
+            IF (SELECT pg_catalog.count(DISTINCT r) FROM pg_catalog.jsonb_array_elements_text(val) AS r)
+                <> pg_catalog.jsonb_array_length(val) THEN
+                RAISE EXCEPTION USING
+                    ERRCODE = '22023', MESSAGE = path || '.required: property names must be distinct';
+            END IF;
+        WHEN 'enum' THEN
+            IF pg_catalog.jsonb_typeof(val) <> 'array' OR pg_catalog.jsonb_array_length(val) = 0 THEN
+                RAISE EXCEPTION USING
+                    ERRCODE = '22023', MESSAGE = path || '.enum: must be a non-empty array';
+            END IF;
+        WHEN 'minimum', 'maximum' THEN
+            IF pg_catalog.jsonb_typeof(val) <> 'number' THEN
+                RAISE EXCEPTION USING ERRCODE = '22023', MESSAGE = path || '.' || kw || ': must be a number';
+            END IF;
+        WHEN 'items' THEN
+            IF pg_catalog.jsonb_typeof(val) <> 'object' THEN
+                RAISE EXCEPTION USING
+                    ERRCODE = '22023',
+                    MESSAGE = path || '.items: must be one schema (an object); tuple form is not supported';
+            END IF;
+            PERFORM agent_state._check_json_schema(val, path || '.items', depth + 1);
+        WHEN 'additionalProperties' THEN
+            IF pg_catalog.jsonb_typeof(val) <> 'boolean' THEN
+                RAISE EXCEPTION USING
+                    ERRCODE = '22023',
+                    MESSAGE = path || '.additionalProperties: must be true or false (schemas are not supported)';
+            END IF;
+        WHEN 'description', 'title' THEN
+            IF pg_catalog.jsonb_typeof(val) <> 'string' THEN
+                RAISE EXCEPTION USING ERRCODE = '22023', MESSAGE = path || '.' || kw || ': must be a string';
+            END IF;
+        ELSE
+            RAISE EXCEPTION USING
+                ERRCODE = '22023',
+                MESSAGE = agent_state._json_path(path, kw) || ': unsupported keyword',
+                HINT = 'Supported: type, properties, required, enum, minimum, maximum, items, '
+                    || 'additionalProperties, description, title.';
+        END CASE;
+    END LOOP;
+
+    IF (schema -> 'minimum')::text::numeric > (schema -> 'maximum')::text::numeric THEN
+        RAISE EXCEPTION USING
+            ERRCODE = '22023', MESSAGE = path || '.minimum: greater than maximum';
+    END IF;
+    -- A required property that additionalProperties: false forbids can never be
+    -- supplied: refuse the contradiction when the schema is registered.
+    IF schema -> 'additionalProperties' = 'false' THEN
+        SELECT r INTO elem
+        FROM pg_catalog.jsonb_array_elements(coalesce(schema -> 'required', '[]')) AS r
+        WHERE NOT coalesce(schema -> 'properties', '{}') ? (r #>> '{}')
+        LIMIT 1;
+        IF FOUND THEN
+            RAISE EXCEPTION USING
+                ERRCODE = '22023',
+                MESSAGE = pg_catalog.format(
+                    '%s.required: %s is not in properties and additionalProperties is false',
+                    path, elem::text);
+        END IF;
+    END IF;
+END
+$$;

@@ -1,0 +1,59 @@
+-- RuntimeAgents: one row per perspective. Every agent-owned row elsewhere carries
+-- runtime_agent_id as the first column of its primary key.
+CREATE TABLE agent_state.agents (
+    runtime_agent_id uuid NOT NULL DEFAULT gen_random_uuid(),
+    handle text NOT NULL,
+    display_name text,
+    settings jsonb NOT NULL DEFAULT '{}'::jsonb,
+    created_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+    created_by name NOT NULL DEFAULT current_user,
+    CONSTRAINT agents_pkey PRIMARY KEY (runtime_agent_id),
+    CONSTRAINT agents_handle_key UNIQUE (handle),
+    CONSTRAINT agents_handle_check CHECK (btrim(handle) <> '' AND length(handle) <= 200),
+    CONSTRAINT agents_settings_check CHECK (jsonb_typeof(settings) = 'object')
+);
+
+COMMENT ON TABLE agent_state.agents IS
+'RuntimeAgents (perspectives). settings: subject_boost, recency_half_life.';
+
+-- Hosting: which runtime roles may act for which agent. A role acts for an agent
+-- while it, or a role it is a member of, holds a row here.
+CREATE TABLE agent_state.agent_hosts (
+    runtime_agent_id uuid NOT NULL,
+    host oid NOT NULL,
+    host_name name NOT NULL,
+    created_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+    created_by name NOT NULL DEFAULT current_user,
+    CONSTRAINT agent_hosts_pkey PRIMARY KEY (runtime_agent_id, host),
+    CONSTRAINT agent_hosts_agent_fkey FOREIGN KEY (runtime_agent_id)
+    REFERENCES agent_state.agents (runtime_agent_id)
+);
+
+CREATE INDEX agent_hosts_host_idx ON agent_state.agent_hosts (host);
+
+COMMENT ON TABLE agent_state.agent_hosts IS
+'Hosting grants: runtime roles that may act for an agent.';
+
+-- Trigger functions shared by every table that records history.
+
+-- Tables only operators write: a runtime role granted table privileges directly
+-- still cannot change agents, hosting or persona unless it is also an operator.
+-- (Roles outside both groups cannot evaluate agent_scope at all, and the owner,
+-- which runs the functions, is in neither group.)
+CREATE POLICY operator_writes_insert ON agent_state.agents AS RESTRICTIVE
+FOR INSERT TO agent_state_runtime WITH CHECK ((SELECT agent_state._caller_is_operator()));
+
+CREATE POLICY operator_writes_update ON agent_state.agents AS RESTRICTIVE
+FOR UPDATE TO agent_state_runtime USING ((SELECT agent_state._caller_is_operator()));
+
+CREATE POLICY operator_writes_delete ON agent_state.agents AS RESTRICTIVE
+FOR DELETE TO agent_state_runtime USING ((SELECT agent_state._caller_is_operator()));
+
+CREATE POLICY operator_writes_insert ON agent_state.agent_hosts AS RESTRICTIVE
+FOR INSERT TO agent_state_runtime WITH CHECK ((SELECT agent_state._caller_is_operator()));
+
+CREATE POLICY operator_writes_update ON agent_state.agent_hosts AS RESTRICTIVE
+FOR UPDATE TO agent_state_runtime USING ((SELECT agent_state._caller_is_operator()));
+
+CREATE POLICY operator_writes_delete ON agent_state.agent_hosts AS RESTRICTIVE
+FOR DELETE TO agent_state_runtime USING ((SELECT agent_state._caller_is_operator()));
