@@ -124,16 +124,25 @@ $(BUNDLE): $(ALL_SRC) $(EXTENSION).control Makefile $(wildcard sql functions fun
 	  echo "SET LOCAL check_function_bodies = off;"; \
 	  for f in $(ALL_SRC); do \
 	    printf '\n-- source: %s\n' "$$f"; \
-	    cat "$$f"; \
+	    sed 's/@EXTVERSION@/$(EXTVERSION)/g' "$$f"; \
 	    [ -z "$$(tail -c1 "$$f")" ] || echo; \
 	  done; \
 	} > $@.tmp
 	@mv $@.tmp $@
 	@echo "built $@"
 
-$(UPGRADES): build/%.sql: sql/updates/%.sql
+# An upgrade script is written by hand, with lines "-- include: functions/..."
+# (or sql/...) that make replaces by that file, CREATE FUNCTION made CREATE OR
+# REPLACE FUNCTION: the changed functions come from their one source.
+$(UPGRADES): build/%.sql: sql/updates/%.sql $(FUNC_SRC) $(PASS_SRC) Makefile
 	@mkdir -p $(@D)
-	cp $< $@
+	@awk '/^-- include: / { f = $$3; \
+	        if ((getline line < f) <= 0) { print "missing include " f > "/dev/stderr"; exit 1 } \
+	        do { sub(/^CREATE FUNCTION/, "CREATE OR REPLACE FUNCTION", line); print line } \
+	        while ((getline line < f) > 0); close(f); next } { print }' $< \
+	  | sed 's/@EXTVERSION@/$(EXTVERSION)/g' > $@.tmp
+	@mv $@.tmp $@
+	@echo "built $@"
 
 $(RELEASES): build/%.sql: sql/releases/%.sql
 	@mkdir -p $(@D)
@@ -143,7 +152,7 @@ $(PY_BUNDLE): $(BUNDLE)
 	@mkdir -p $(@D)
 	cp $< $@
 
-python/agent_state/sql/%.sql: sql/updates/%.sql
+python/agent_state/sql/%.sql: build/%.sql
 	@mkdir -p $(@D)
 	cp $< $@
 

@@ -17,10 +17,13 @@ COMMENT ON TABLE agent_state.agents IS
 'RuntimeAgents (perspectives). settings: subject_boost, recency_half_life.';
 
 -- Hosting: which runtime roles may act for which agent. A role acts for an agent
--- while it, or a role it is a member of, holds a row here.
+-- while it, or a role it is a member of, holds a row here. host is a regrole so
+-- that pg_dump writes the role's name and a restore into another cluster finds
+-- the role by name (and fails loudly when it does not exist); host_name must
+-- still be the role's name for the row to grant anything (_holds_hosting).
 CREATE TABLE agent_state.agent_hosts (
     runtime_agent_id uuid NOT NULL,
-    host oid NOT NULL,
+    host regrole NOT NULL,
     host_name name NOT NULL,
     created_at timestamptz NOT NULL DEFAULT clock_timestamp(),
     created_by name NOT NULL DEFAULT current_user,

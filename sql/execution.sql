@@ -80,7 +80,8 @@ COMMENT ON TABLE agent_state.runs IS
 
 CREATE TRIGGER runs_before_insert
 BEFORE INSERT ON agent_state.runs
-FOR EACH ROW EXECUTE FUNCTION agent_state._run_before_insert();
+FOR EACH ROW WHEN (NOT agent_state._restoring())
+EXECUTE FUNCTION agent_state._run_before_insert();
 
 -- A charge of an open run that stays below every limit (and has no wall-time
 -- limit, which depends on the clock) changes nothing the trigger function would
@@ -206,7 +207,8 @@ COMMENT ON TABLE agent_state.snapshot_messages IS
 
 CREATE TRIGGER prompt_snapshots_before_insert
 BEFORE INSERT ON agent_state.prompt_snapshots
-FOR EACH ROW EXECUTE FUNCTION agent_state._snapshot_before_insert();
+FOR EACH ROW WHEN (NOT agent_state._restoring())
+EXECUTE FUNCTION agent_state._snapshot_before_insert();
 
 CREATE TRIGGER prompt_snapshots_append_only
 BEFORE UPDATE ON agent_state.prompt_snapshots
@@ -221,16 +223,18 @@ CREATE CONSTRAINT TRIGGER prompt_snapshots_sources_check
 AFTER INSERT ON agent_state.prompt_snapshots
 DEFERRABLE INITIALLY DEFERRED
 FOR EACH ROW
-WHEN (new.memory_count > 0 OR new.message_count > 0)
+WHEN (NOT agent_state._restoring() AND (new.memory_count > 0 OR new.message_count > 0))
 EXECUTE FUNCTION agent_state._check_snapshot_sources();
 
 CREATE TRIGGER snapshot_memory_before_insert
 BEFORE INSERT ON agent_state.snapshot_memory
-FOR EACH ROW EXECUTE FUNCTION agent_state._snapshot_memory_before_insert();
+FOR EACH ROW WHEN (NOT agent_state._restoring())
+EXECUTE FUNCTION agent_state._snapshot_memory_before_insert();
 
 CREATE TRIGGER snapshot_messages_before_insert
 BEFORE INSERT ON agent_state.snapshot_messages
-FOR EACH ROW EXECUTE FUNCTION agent_state._snapshot_message_before_insert();
+FOR EACH ROW WHEN (NOT agent_state._restoring())
+EXECUTE FUNCTION agent_state._snapshot_message_before_insert();
 
 CREATE TRIGGER snapshot_memory_append_only
 BEFORE UPDATE OR DELETE ON agent_state.snapshot_memory
@@ -346,19 +350,23 @@ COMMENT ON TABLE agent_state.checkpoints IS
 
 CREATE TRIGGER model_calls_before_insert
 BEFORE INSERT ON agent_state.model_calls
-FOR EACH ROW EXECUTE FUNCTION agent_state._model_call_before_insert();
+FOR EACH ROW WHEN (NOT agent_state._restoring())
+EXECUTE FUNCTION agent_state._model_call_before_insert();
 
 CREATE TRIGGER tool_calls_before_insert
 BEFORE INSERT ON agent_state.tool_calls
-FOR EACH ROW EXECUTE FUNCTION agent_state._tool_call_before_insert();
+FOR EACH ROW WHEN (NOT agent_state._restoring())
+EXECUTE FUNCTION agent_state._tool_call_before_insert();
 
 CREATE TRIGGER tool_results_before_insert
 BEFORE INSERT ON agent_state.tool_results
-FOR EACH ROW EXECUTE FUNCTION agent_state._tool_result_before_insert();
+FOR EACH ROW WHEN (NOT agent_state._restoring())
+EXECUTE FUNCTION agent_state._tool_result_before_insert();
 
 CREATE TRIGGER checkpoints_before_insert
 BEFORE INSERT ON agent_state.checkpoints
-FOR EACH ROW EXECUTE FUNCTION agent_state._checkpoint_before_insert();
+FOR EACH ROW WHEN (NOT agent_state._restoring())
+EXECUTE FUNCTION agent_state._checkpoint_before_insert();
 
 CREATE TRIGGER model_calls_append_only
 BEFORE UPDATE OR DELETE ON agent_state.model_calls
@@ -386,7 +394,8 @@ BEGIN
     FOREACH t IN ARRAY ARRAY['runs', 'prompt_snapshots', 'model_calls', 'tool_calls', 'tool_results', 'checkpoints'] LOOP
         EXECUTE pg_catalog.format(
             'CREATE TRIGGER %I BEFORE INSERT ON agent_state.%I FOR EACH ROW '
-            || 'WHEN (NOT pg_catalog.pg_has_role(current_user, ''agent_state_operator'', ''MEMBER'')) '
+            || 'WHEN (NOT agent_state._restoring() '
+            || 'AND NOT pg_catalog.pg_has_role(current_user, ''agent_state_operator'', ''MEMBER'')) '
             || 'EXECUTE FUNCTION agent_state._guard_scope()',
             t || '_0_scope_guard', t);
     END LOOP;

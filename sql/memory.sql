@@ -2,8 +2,12 @@
 --
 -- memory_revisions is the operation log (create, amend, forget): each row records
 -- the attributed state it produced and who supplied it. memory_entries is the
--- current state that retrieval reads; its current revision is a deferred
--- composite foreign key, so a committed entry always has its history.
+-- current state that retrieval reads; a committed entry always has its history:
+-- each revision belongs to its entry (a deferred composite foreign key), and the
+-- entry's current revision is checked at commit (memory_entries_insert_check and
+-- the revision check below). The current revision is not a second foreign key:
+-- the two keys would form a cycle, and pg_dump loads each table in a transaction
+-- of its own, in foreign-key order.
 --
 -- Evidence: the messages that support a revision (all earlier evidence is kept on
 -- amendment). evidence_observers is what eligibility needs from them: the actors
@@ -11,7 +15,7 @@
 -- audiences); NULL when nothing restricts reuse (operator notes, imports, public
 -- evidence). evidence_conversations: the conversations the evidence came from.
 --
--- sql/memory.sql makes the database hold these together: at commit every
+-- The guards below make the database hold these together: at commit every
 -- written entry equals its latest revision, every revision's evidence fields equal
 -- what its evidence messages give, revisions and evidence are never updated or
 -- deleted (except the audited redaction rewrite of revision bodies).
@@ -100,9 +104,6 @@ CREATE TABLE agent_state.memory_entries (
     CONSTRAINT memory_entries_pkey PRIMARY KEY (runtime_agent_id, entry_id),
     CONSTRAINT memory_entries_agent_fkey FOREIGN KEY (runtime_agent_id)
     REFERENCES agent_state.agents (runtime_agent_id),
-    CONSTRAINT memory_entries_current_fkey FOREIGN KEY (runtime_agent_id, entry_id, current_revision)
-    REFERENCES agent_state.memory_revisions (runtime_agent_id, entry_id, revision)
-    DEFERRABLE INITIALLY DEFERRED,
     CONSTRAINT memory_entries_subject_fkey FOREIGN KEY (runtime_agent_id, subject_id)
     REFERENCES agent_state.actors (runtime_agent_id, actor_id),
     CONSTRAINT memory_entries_visibility_check CHECK (visibility IN ('perspective', 'conversation')),
@@ -224,9 +225,15 @@ COMMENT ON TABLE agent_state.memory_redactions IS
 
 -- Triggers.
 
--- Inserting an entry, or advancing its current revision, always comes with a new
--- revision (the composite foreign key), whose check covers the entry. Any other
--- update is checked here.
+-- Advancing an entry's current revision comes with a new revision, whose check
+-- covers the entry; so does inserting one, unless no revision of it is written
+-- at all, which the insert check catches. Any other update is checked here.
+CREATE CONSTRAINT TRIGGER memory_entries_insert_check
+AFTER INSERT ON agent_state.memory_entries
+DEFERRABLE INITIALLY DEFERRED
+FOR EACH ROW WHEN (NOT agent_state._restoring())
+EXECUTE FUNCTION agent_state._check_memory_entry();
+
 CREATE CONSTRAINT TRIGGER memory_entries_revision_check
 AFTER UPDATE ON agent_state.memory_entries
 DEFERRABLE INITIALLY DEFERRED
@@ -240,7 +247,8 @@ FOR EACH ROW EXECUTE FUNCTION agent_state._refuse_change();
 CREATE CONSTRAINT TRIGGER memory_revisions_evidence_check
 AFTER INSERT ON agent_state.memory_revisions
 DEFERRABLE INITIALLY DEFERRED
-FOR EACH ROW EXECUTE FUNCTION agent_state._check_memory_revision();
+FOR EACH ROW WHEN (NOT agent_state._restoring())
+EXECUTE FUNCTION agent_state._check_memory_revision();
 
 CREATE TRIGGER memory_revisions_append_only
 BEFORE UPDATE OR DELETE ON agent_state.memory_revisions
@@ -248,7 +256,8 @@ FOR EACH ROW EXECUTE FUNCTION agent_state._guard_memory_revision();
 
 CREATE TRIGGER memory_evidence_before_revision
 BEFORE INSERT ON agent_state.memory_evidence
-FOR EACH ROW EXECUTE FUNCTION agent_state._guard_memory_evidence();
+FOR EACH ROW WHEN (NOT agent_state._restoring())
+EXECUTE FUNCTION agent_state._guard_memory_evidence();
 
 CREATE TRIGGER memory_evidence_append_only
 BEFORE UPDATE OR DELETE ON agent_state.memory_evidence
@@ -256,7 +265,8 @@ FOR EACH ROW EXECUTE FUNCTION agent_state._refuse_change();
 
 CREATE TRIGGER memory_shares_created_active
 BEFORE INSERT ON agent_state.memory_shares
-FOR EACH ROW EXECUTE FUNCTION agent_state._stamp_memory_share();
+FOR EACH ROW WHEN (NOT agent_state._restoring())
+EXECUTE FUNCTION agent_state._stamp_memory_share();
 
 CREATE TRIGGER memory_shares_revoke_only
 BEFORE UPDATE OR DELETE ON agent_state.memory_shares
@@ -269,7 +279,8 @@ FOR EACH ROW EXECUTE FUNCTION agent_state._guard_memory_redaction();
 CREATE CONSTRAINT TRIGGER memory_redactions_complete_check
 AFTER INSERT ON agent_state.memory_redactions
 DEFERRABLE INITIALLY DEFERRED
-FOR EACH ROW EXECUTE FUNCTION agent_state._check_memory_redaction();
+FOR EACH ROW WHEN (NOT agent_state._restoring())
+EXECUTE FUNCTION agent_state._check_memory_redaction();
 
 CREATE TRIGGER memory_imports_append_only
 BEFORE UPDATE OR DELETE ON agent_state.memory_imports

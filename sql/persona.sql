@@ -50,12 +50,14 @@ FOR EACH ROW EXECUTE FUNCTION agent_state._refuse_change();
 CREATE CONSTRAINT TRIGGER persona_revisions_active_check
 AFTER INSERT OR UPDATE ON agent_state.persona_revisions
 DEFERRABLE INITIALLY DEFERRED
-FOR EACH ROW EXECUTE FUNCTION agent_state._check_persona_active();
+FOR EACH ROW WHEN (NOT agent_state._restoring())
+EXECUTE FUNCTION agent_state._check_persona_active();
 
 CREATE CONSTRAINT TRIGGER persona_activations_active_check
 AFTER INSERT ON agent_state.persona_activations
 DEFERRABLE INITIALLY DEFERRED
-FOR EACH ROW EXECUTE FUNCTION agent_state._check_persona_active();
+FOR EACH ROW WHEN (NOT agent_state._restoring())
+EXECUTE FUNCTION agent_state._check_persona_active();
 
 CREATE POLICY operator_writes_insert ON agent_state.persona_revisions AS RESTRICTIVE
 FOR INSERT TO agent_state_runtime WITH CHECK ((SELECT agent_state._caller_is_operator()));

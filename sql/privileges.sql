@@ -2,8 +2,8 @@
 -- PostgreSQL grants EXECUTE to PUBLIC on every new function: take it back, then
 -- grant the public API to the two group roles. Operator-only functions are not
 -- granted to runtimes at all (they check again inside). Internal helpers stay
--- ungranted, except the three that row-level-security policies evaluate as the
--- querying role.
+-- ungranted, except those that row-level-security policies and trigger WHEN
+-- clauses evaluate as the querying or writing role.
 DO $privileges$
 DECLARE
     f record;
@@ -11,9 +11,11 @@ DECLARE
         'create_agent', 'grant_hosting', 'revoke_hosting',
         'revise_persona', 'activate_persona',
         'note', 'share', 'unshare', 'redact',
-        'register_tool', 'grant_tool', 'import_markdown'
+        'register_tool', 'grant_tool', 'import_markdown', 'verify'
     ];
-    policy_helpers constant text [] := ARRAY['_caller', '_caller_is_operator', '_hosted_agents'];
+    policy_helpers constant text [] := ARRAY[
+        '_caller', '_caller_is_operator', '_hosted_agents', '_restoring'
+    ];
 BEGIN
     FOR f IN
         SELECT p.oid::regprocedure AS sig, p.proname::text AS name

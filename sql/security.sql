@@ -2,7 +2,8 @@
 --
 -- agent_scope: a role sees and writes only rows of agents it may act for right
 --   now. The caller's agent set is computed once per statement (InitPlan).
--- stamp_created: tables with created_at/created_by get them from the database.
+-- stamp_created: tables with created_at/created_by get them from the database
+--   (a restore keeps the stamps it loads: see _restoring).
 -- operator_truncate: TRUNCATE ignores RLS, so only operators may truncate.
 -- no_truncate: a table whose rows refuse DELETE (a BEFORE ROW DELETE trigger:
 --   append-only history) refuses TRUNCATE, the bulk delete, for every role.
@@ -10,6 +11,11 @@
 --   policy is constant true, which the planner folds away, so queries inside
 --   the functions plan like bare SQL (a non-leakproof @@ under an RLS qual can
 --   never be an index condition).
+-- config_dump: under CREATE EXTENSION (and ALTER EXTENSION UPDATE), every table
+--   is registered with pg_extension_config_dump, so pg_dump writes its rows;
+--   without that a dump holds only CREATE EXTENSION and no data; so is every
+--   sequence (of identity columns), without which a restore would number new
+--   rows from 1 again. (A plain-SQL install is dumped like any other schema.)
 DO $rls$
 DECLARE
     t record;
@@ -38,7 +44,8 @@ BEGIN
         ) THEN
             EXECUTE pg_catalog.format(
                 'CREATE TRIGGER stamp_created BEFORE INSERT ON %s '
-                || 'FOR EACH ROW EXECUTE FUNCTION agent_state._stamp_created()',
+                || 'FOR EACH ROW WHEN (NOT agent_state._restoring()) '
+                || 'EXECUTE FUNCTION agent_state._stamp_created()',
                 t.tbl);
         END IF;
         IF NOT EXISTS (
@@ -82,5 +89,19 @@ BEGIN
                 t.tbl);
         END IF;
     END LOOP;
+    -- config_dump (see above): tables and the sequences of identity columns.
+    IF EXISTS (SELECT FROM pg_catalog.pg_extension AS e WHERE e.extname = 'agent_state') THEN
+        FOR t IN
+            SELECT c.oid::regclass AS tbl
+            FROM pg_catalog.pg_class AS c
+            WHERE c.relnamespace = 'agent_state'::regnamespace AND c.relkind IN ('r', 'p', 'S')
+              AND NOT EXISTS (
+                  SELECT FROM pg_catalog.pg_extension AS e
+                  WHERE e.extname = 'agent_state' AND c.oid = ANY (e.extconfig))
+            ORDER BY c.relname
+        LOOP
+            PERFORM pg_catalog.pg_extension_config_dump(t.tbl, '');
+        END LOOP;
+    END IF;
 END
 $rls$;

@@ -3,8 +3,8 @@
 -- tools: the deployment-wide tool contract (not agent state): the current version
 -- and JSON Schema of each registered tool. Registering a new version replaces the
 -- contract; every registration is kept in tool_versions (append-only), numbered per
--- tool. tools.revision names the registration that is current (deferred composite
--- foreign key, so the two tables cannot disagree about which one exists).
+-- tool. tools.revision names the registration that is current (checked at commit,
+-- so the two tables cannot disagree about which one exists).
 --
 -- tool_grants: per agent and tool, append-only grant revisions numbered 1, 2, ...
 -- The current grant is the highest revision. Each grant records the contract it
@@ -46,10 +46,11 @@ CREATE TABLE agent_state.tool_versions (
 COMMENT ON TABLE agent_state.tool_versions IS
 'Append-only history of tool registrations (each version and config schema a tool had).';
 
-ALTER TABLE agent_state.tools
-ADD CONSTRAINT tools_current_fkey FOREIGN KEY (tool_name, revision)
-REFERENCES agent_state.tool_versions (tool_name, revision)
-DEFERRABLE INITIALLY DEFERRED;
+CREATE CONSTRAINT TRIGGER tools_current_check
+AFTER INSERT OR UPDATE ON agent_state.tools
+DEFERRABLE INITIALLY DEFERRED
+FOR EACH ROW WHEN (NOT agent_state._restoring())
+EXECUTE FUNCTION agent_state._check_tool_current();
 
 CREATE TABLE agent_state.tool_grants (
     runtime_agent_id uuid NOT NULL,

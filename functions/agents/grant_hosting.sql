@@ -8,7 +8,7 @@ AS $$
 BEGIN
     PERFORM agent_state._bind(agent, true);
     PERFORM agent_state._need(host, 'host');
-    -- regrole input from an oid is not checked: a stale oid would grant nothing.
+    -- regrole input from an oid is not checked: refuse an oid that names no role.
     IF NOT EXISTS (SELECT FROM pg_catalog.pg_roles AS r WHERE r.oid = host) THEN
         RAISE EXCEPTION USING
             ERRCODE = '22023',
@@ -16,7 +16,10 @@ BEGIN
     END IF;
     INSERT INTO agent_state.agent_hosts (runtime_agent_id, host, host_name)
     SELECT agent, host, r.rolname FROM pg_catalog.pg_roles AS r WHERE r.oid = host
-    ON CONFLICT ON CONSTRAINT agent_hosts_pkey DO NOTHING;
+    -- A row left behind by a dropped role whose OID this role now has names the
+    -- old role and grants nothing (_holds_hosting): granting takes it over.
+    ON CONFLICT ON CONSTRAINT agent_hosts_pkey DO UPDATE SET host_name = excluded.host_name
+    WHERE agent_hosts.host_name OPERATOR(pg_catalog.<>) excluded.host_name;
 END
 $$;
 

@@ -34,7 +34,7 @@ BEGIN
     IF NOT EXISTS (
         SELECT FROM agent_state.agent_hosts AS h
         WHERE h.runtime_agent_id = agent
-          AND pg_catalog.pg_has_role(caller, h.host, 'MEMBER')
+          AND agent_state._holds_hosting(caller, h.host, h.host_name)
     ) THEN
         RAISE EXCEPTION USING
             ERRCODE = '42501',

@@ -8,5 +8,5 @@ SET search_path = pg_catalog, pg_temp
 AS $$
     SELECT coalesce(pg_catalog.array_agg(DISTINCT h.runtime_agent_id), '{}')
     FROM agent_state.agent_hosts AS h
-    WHERE pg_catalog.pg_has_role(agent_state._caller(), h.host, 'MEMBER')
+    WHERE agent_state._holds_hosting(agent_state._caller(), h.host, h.host_name)
 $$;

@@ -10,6 +10,6 @@ AS $$
         OR EXISTS (
             SELECT FROM agent_state.agent_hosts AS h
             WHERE h.runtime_agent_id = agent
-              AND pg_catalog.pg_has_role(agent_state._caller(), h.host, 'MEMBER')
+              AND agent_state._holds_hosting(agent_state._caller(), h.host, h.host_name)
         )
 $$;

@@ -1,4 +1,4 @@
--- At commit: a new snapshot has exactly the sources it declares.
+-- At commit of a new snapshot (_check_snapshot).
 CREATE FUNCTION agent_state._check_snapshot_sources()
 RETURNS trigger
 LANGUAGE plpgsql
@@ -6,17 +6,7 @@ SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
-    IF (SELECT pg_catalog.count(*) FROM agent_state.snapshot_memory AS m
-        WHERE m.runtime_agent_id = NEW.runtime_agent_id AND m.snapshot_id = NEW.snapshot_id)
-        <> NEW.memory_count
-        OR (SELECT pg_catalog.count(*) FROM agent_state.snapshot_messages AS m
-            WHERE m.runtime_agent_id = NEW.runtime_agent_id AND m.snapshot_id = NEW.snapshot_id)
-        <> NEW.message_count THEN
-        RAISE EXCEPTION USING
-            ERRCODE = '23514',
-            MESSAGE = pg_catalog.format('prompt_snapshots: snapshot %s does not have the sources it declares',
-                                        NEW.snapshot_id);
-    END IF;
+    PERFORM agent_state._check_snapshot(NEW.runtime_agent_id, NEW.snapshot_id, NEW.memory_count, NEW.message_count);
     RETURN NULL;
 END
 $$;

@@ -1,5 +1,4 @@
--- At commit of a redaction: every revision of the entry carries the marker, and
--- the entry is retired with the marker as its body.
+-- At commit of a redaction (_check_redaction).
 CREATE FUNCTION agent_state._check_memory_redaction()
 RETURNS trigger
 LANGUAGE plpgsql
@@ -7,20 +6,7 @@ SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
-    IF EXISTS (
-        SELECT FROM agent_state.memory_revisions AS r
-        WHERE r.runtime_agent_id = NEW.runtime_agent_id AND r.entry_id = NEW.entry_id
-          AND r.body <> '[redacted]'
-    ) OR EXISTS (
-        SELECT FROM agent_state.memory_entries AS e
-        WHERE e.runtime_agent_id = NEW.runtime_agent_id AND e.entry_id = NEW.entry_id
-          AND (e.live OR e.body <> '[redacted]')
-    ) THEN
-        RAISE EXCEPTION USING
-            ERRCODE = '23514',
-            MESSAGE = pg_catalog.format(
-                'memory_redactions: entry %s still holds text that its redaction removed', NEW.entry_id);
-    END IF;
+    PERFORM agent_state._check_redaction(NEW.runtime_agent_id, NEW.entry_id);
     RETURN NULL;
 END
 $$;

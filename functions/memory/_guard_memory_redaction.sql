@@ -8,11 +8,16 @@ SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
     IF TG_OP = 'INSERT' THEN
-        NEW.redaction_xact := pg_catalog.pg_current_xact_id();
+        -- A restored row keeps the transaction id it was written with (see
+        -- _redaction_allowed for why that grants nothing here).
+        IF NOT agent_state._restoring() THEN
+            NEW.redaction_xact := pg_catalog.pg_current_xact_id();
+        END IF;
         RETURN NEW;
     END IF;
     IF TG_OP = 'UPDATE'
         AND OLD.redaction_xact OPERATOR(pg_catalog.=) pg_catalog.pg_current_xact_id()
+        AND OLD.created_at >= pg_catalog.transaction_timestamp()
         AND (pg_catalog.to_jsonb(NEW) - 'removed_sha256') = (pg_catalog.to_jsonb(OLD) - 'removed_sha256')
         AND NEW.removed_sha256[1:pg_catalog.cardinality(OLD.removed_sha256)] = OLD.removed_sha256 THEN
         RETURN NEW;

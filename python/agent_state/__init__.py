@@ -72,10 +72,29 @@ from .results import (
     SnapshotSource,
     ToolAuthorization,
     ToolGrantRevision,
+    Violation,
 )
 from .store import Store, connect
 
-__version__ = "0.1.0"
+
+def _package_version() -> str:
+    # Written once, in agent_state.control: pyproject.toml takes it through setup.py
+    # and make writes it into the bundled SQL. A source tree that is not pip-installed
+    # reads it from the bundle.
+    from importlib import metadata
+
+    try:
+        return metadata.version("agent-state")
+    except metadata.PackageNotFoundError:
+        from ._install import bundled_version
+
+        try:
+            return bundled_version()
+        except Error:
+            return "0+unknown"
+
+
+__version__ = _package_version()
 version = __version__
 """The version of this Python package (the installed SQL version: ``Store.version()``)."""
 
@@ -101,6 +120,7 @@ __all__ = [
     "Store",
     "ToolAuthorization",
     "ToolGrantRevision",
+    "Violation",
     "__version__",
     "bundled_version",
     "connect",

@@ -30,6 +30,7 @@ from .results import (
     SnapshotSource,
     ToolAuthorization,
     ToolGrantRevision,
+    Violation,
 )
 
 SCHEMA = "agent_state"
@@ -316,6 +317,10 @@ tool_grant_history = _fn(
     "TABLE(revision integer, enabled boolean, config jsonb,"
     " created_at timestamp with time zone, created_by text)",
     Many(ToolGrantRevision))
+
+# Section 2: lifecycle
+verify = _fn(
+    "verify", "", "TABLE(check_name text, object text, detail text)", Many(Violation))
 
 # Section 9: views and export
 export_markdown = _fn("export_markdown", "agent uuid", "text", Scalar[str]())

@@ -6,8 +6,8 @@ the extension (``build/agent_state--<version>.sql``). It creates schema
 where extension files cannot be placed.
 
 Upgrades of a plain install apply the bundled upgrade scripts
-``agent_state/sql/agent_state--<from>--<to>.sql`` in order. Version 0.1.0 is the first
-release, so none exist yet.
+``agent_state/sql/agent_state--<from>--<to>.sql`` in order (built by make from
+``sql/updates/``), each step in the one transaction of the install.
 """
 
 from __future__ import annotations

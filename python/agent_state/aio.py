@@ -26,6 +26,7 @@ from .results import (
     SnapshotSource,
     ToolAuthorization,
     ToolGrantRevision,
+    Violation,
 )
 from .store import JSON, Id, default_dsn
 
@@ -553,6 +554,13 @@ class AsyncStore:
     async def tool_grant_history(self, *, agent: Id, tool: str) -> list[ToolGrantRevision]:
         """Every grant revision of ``tool`` for ``agent``."""
         return await self._call(F.tool_grant_history, agent=agent, tool=tool)
+
+    # -- Section 2: lifecycle -------------------------------------------------------------
+
+    async def verify(self) -> list[Violation]:
+        """Every invariant the triggers hold, checked over the stored rows (operator);
+        an empty list means all hold."""
+        return await self._call(F.verify)
 
     # -- Section 9: views and export ------------------------------------------------------
 

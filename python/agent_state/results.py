@@ -109,3 +109,12 @@ class SnapshotSource:
     revision: int | None
     message: UUID | None
     persona_revision: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class Violation:
+    """One row of ``verify``: an invariant that a stored row breaks."""
+
+    check_name: str
+    object: str
+    detail: str

@@ -26,6 +26,7 @@ from .results import (
     SnapshotSource,
     ToolAuthorization,
     ToolGrantRevision,
+    Violation,
 )
 
 __all__ = ["JSON", "Id", "Store", "connect", "default_dsn"]
@@ -549,6 +550,13 @@ class Store:
     def tool_grant_history(self, *, agent: Id, tool: str) -> list[ToolGrantRevision]:
         """Every grant revision of ``tool`` for ``agent``."""
         return self._call(F.tool_grant_history, agent=agent, tool=tool)
+
+    # -- Section 2: lifecycle -------------------------------------------------------------
+
+    def verify(self) -> list[Violation]:
+        """Every invariant the triggers hold, checked over the stored rows (operator);
+        an empty list means all hold."""
+        return self._call(F.verify)
 
     # -- Section 9: views and export ------------------------------------------------------
 

@@ -16,7 +16,10 @@
 --                                 SET search_path (a SET clause prevents
 --                                 inlining), and then only the owner's SECURITY
 --                                 DEFINER functions, which pin the path, may
---                                 reach them.
+--                                 reach them. One exception: _restoring(),
+--                                 which trigger WHEN clauses evaluate as the
+--                                 writing role; its body schema-qualifies every
+--                                 name and operator.
 --   rls_not_forced                table without row-level security ENABLEd and
 --                                 FORCEd.
 --   public_execute                function executable by PUBLIC (a NULL proacl
@@ -105,6 +108,7 @@ SELECT
 FROM fn
 WHERE
     fn.search_path IS NULL
+    AND fn.name <> 'agent_state._restoring()'
     AND (
         fn.proacl IS NULL
         OR EXISTS (

@@ -7,8 +7,9 @@ SELECT plan(63);
 SELECT has_extension('agent_state', 'extension agent_state is installed');
 SELECT is(
     (SELECT e.extversion FROM pg_catalog.pg_extension AS e WHERE e.extname = 'agent_state'),
-    '0.1.0', 'installed extension version is 0.1.0');
-SELECT is(agent_state.version(), '0.1.0', 'version() returns 0.1.0');
+    (SELECT a.default_version FROM pg_catalog.pg_available_extensions AS a WHERE a.name = 'agent_state'),
+    'installed extension version is the control file''s default_version');
+SELECT matches(agent_state.version(), '^[0-9]+\.[0-9]+\.[0-9]+$', 'version() returns a release number');
 SELECT is(
     agent_state.version(),
     (SELECT e.extversion FROM pg_catalog.pg_extension AS e WHERE e.extname = 'agent_state'),
@@ -214,10 +215,10 @@ SELECT is_empty($$
     SELECT p.oid::regprocedure::text FROM pg_catalog.pg_proc AS p
     WHERE p.pronamespace = 'agent_state'::regnamespace
       AND p.proname LIKE '\_%'
-      AND p.proname NOT IN ('_caller', '_caller_is_operator', '_hosted_agents')
+      AND p.proname NOT IN ('_caller', '_caller_is_operator', '_hosted_agents', '_restoring')
       AND (pg_catalog.has_function_privilege('agent_state_runtime', p.oid, 'EXECUTE')
            OR pg_catalog.has_function_privilege('agent_state_operator', p.oid, 'EXECUTE'))
-$$, 'internal helpers are not executable by clients (only the three RLS policy helpers are)');
+$$, 'internal helpers are not executable by clients (only the RLS policy and trigger WHEN helpers are)');
 SELECT is_empty($$
     SELECT p.oid::regprocedure::text FROM pg_catalog.pg_proc AS p
     WHERE p.pronamespace = 'agent_state'::regnamespace

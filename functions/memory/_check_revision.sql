@@ -1,0 +1,176 @@
+-- What a revision claims, and the entry state written with it: the check run at
+-- commit for every new revision (_check_memory_revision) and by verify() for
+-- every stored one. One query gathers what the evidence gives, the entry state and
+-- what the revision before it allows; the checks below then raise in a fixed
+-- order.
+CREATE FUNCTION agent_state._check_revision(
+    agent uuid,
+    entry uuid,
+    rev integer,
+    source_message uuid,
+    source_actor uuid,
+    claimed_observers uuid [],
+    claimed_conversations uuid [],
+    vis text,
+    written_at timestamptz
+)
+RETURNS void
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    n_messages bigint;
+    n_private bigint;
+    convs uuid [];
+    source_author uuid [];
+    observers uuid [];
+    bad text;
+    entry_found boolean;
+    cur integer;
+    has_revision boolean;
+    state_ok boolean;
+    prev_found boolean;
+BEGIN
+    SELECT ev.n_messages, ev.n_private, ev.convs, ev.source_author, ev.observers,
+           st.current_revision IS NOT NULL, st.current_revision, st.has_revision, st.ok,
+           prev.revision IS NOT NULL, prev.bad
+    INTO n_messages, n_private, convs, source_author, observers,
+         entry_found, cur, has_revision, state_ok, prev_found, bad
+    FROM (
+        -- What the evidence gives (one message: its audience is the observer set).
+        SELECT pg_catalog.count(*) AS n_messages,
+               pg_catalog.count(*) FILTER (WHERE m.audience IS NOT NULL) AS n_private,
+               coalesce(pg_catalog.array_agg(DISTINCT m.conversation_id), '{}') AS convs,
+               pg_catalog.array_agg(m.author_id) FILTER (WHERE m.message_id = source_message)
+                   AS source_author,
+               pg_catalog.min(m.audience) AS observers
+        FROM agent_state.memory_evidence AS v
+        JOIN agent_state.messages AS m
+          ON m.runtime_agent_id = v.runtime_agent_id AND m.message_id = v.message_id
+        WHERE v.runtime_agent_id = agent AND v.entry_id = entry
+          AND v.revision = rev
+    ) AS ev
+    LEFT JOIN LATERAL (
+        -- The entry's current state against its current revision (what
+        -- _check_entry_state checks, inlined).
+        SELECT e.current_revision, r.revision IS NOT NULL AS has_revision,
+               e.current_revision = (
+                   SELECT x.revision FROM agent_state.memory_revisions AS x
+                   WHERE x.runtime_agent_id = e.runtime_agent_id AND x.entry_id = e.entry_id
+                   ORDER BY x.revision DESC LIMIT 1)
+               AND e.body = r.body
+               AND e.subject_id IS NOT DISTINCT FROM r.subject_id
+               AND e.visibility = r.visibility
+               AND e.source_type = r.source_type
+               AND e.evidence_observers IS NOT DISTINCT FROM r.evidence_observers
+               AND e.evidence_conversations = r.evidence_conversations
+               AND e.revised_at = r.created_at
+               AND e.live = (r.operation <> 'forget' AND NOT EXISTS (
+                   SELECT FROM agent_state.memory_redactions AS d
+                   WHERE d.runtime_agent_id = e.runtime_agent_id AND d.entry_id = e.entry_id))
+               AS ok
+        FROM agent_state.memory_entries AS e
+        LEFT JOIN agent_state.memory_revisions AS r
+          ON r.runtime_agent_id = e.runtime_agent_id AND r.entry_id = e.entry_id
+         AND r.revision = e.current_revision
+        WHERE e.runtime_agent_id = agent AND e.entry_id = entry
+    ) AS st ON true
+    LEFT JOIN LATERAL (
+        -- What the revision before it allows (none for a create: revisions start
+        -- at 1). The subqueries only run when that revision exists.
+        SELECT p.revision,
+               CASE
+                   WHEN p.operation = 'forget' THEN 'follows a forget'
+                   WHEN p.visibility = 'conversation' AND vis <> 'conversation'
+                       THEN 'widens visibility'
+                   WHEN EXISTS (
+                       SELECT FROM agent_state.memory_redactions AS d
+                       WHERE d.runtime_agent_id = agent AND d.entry_id = entry
+                         AND d.created_at <= written_at)
+                       THEN 'follows a redaction'
+                   WHEN EXISTS (
+                       SELECT FROM agent_state.memory_evidence AS v
+                       WHERE v.runtime_agent_id = agent AND v.entry_id = entry
+                         AND v.revision = rev - 1
+                         AND NOT EXISTS (
+                             SELECT FROM agent_state.memory_evidence AS w
+                             WHERE w.runtime_agent_id = v.runtime_agent_id AND w.entry_id = v.entry_id
+                               AND w.revision = rev AND w.message_id = v.message_id))
+                       THEN 'drops evidence of the revision before it'
+               END AS bad
+        FROM agent_state.memory_revisions AS p
+        WHERE p.runtime_agent_id = agent AND p.entry_id = entry
+          AND p.revision = rev - 1
+    ) AS prev ON true;
+
+    IF n_private = 0 THEN
+        observers := NULL;
+    ELSIF n_messages > 1 THEN
+        -- Who could observe every non-public evidence message.
+        SELECT coalesce(pg_catalog.array_agg(x.a), '{}') INTO observers
+        FROM (
+            SELECT a.a
+            FROM agent_state.memory_evidence AS v
+            JOIN agent_state.messages AS m
+              ON m.runtime_agent_id = v.runtime_agent_id AND m.message_id = v.message_id
+            CROSS JOIN LATERAL pg_catalog.unnest(m.audience) AS a (a)
+            WHERE v.runtime_agent_id = agent AND v.entry_id = entry
+              AND v.revision = rev
+            GROUP BY a.a
+            HAVING pg_catalog.count(DISTINCT v.message_id) = n_private
+        ) AS x;
+    END IF;
+
+    -- NULL (unrestricted) equals only NULL; otherwise set equality.
+    IF (claimed_observers IS NULL) <> (observers IS NULL)
+        OR NOT coalesce(claimed_observers <@ observers AND observers <@ claimed_observers, true)
+        OR NOT (claimed_conversations <@ convs AND convs <@ claimed_conversations) THEN
+        RAISE EXCEPTION USING
+            ERRCODE = '23514',
+            MESSAGE = pg_catalog.format(
+                'memory_revisions: revision %s of entry %s claims evidence observers or '
+                'conversations its evidence messages do not give', rev, entry);
+    END IF;
+    IF source_message IS NOT NULL
+        AND (source_author IS NULL OR source_author[1] IS DISTINCT FROM source_actor) THEN
+        RAISE EXCEPTION USING
+            ERRCODE = '23514',
+            MESSAGE = pg_catalog.format(
+                'memory_revisions: revision %s of entry %s: the source message must be part of '
+                'its evidence and the source actor its author', rev, entry);
+    END IF;
+    IF rev > 1 THEN
+        IF NOT prev_found THEN
+            bad := 'follows no revision';
+        END IF;
+        IF bad IS NOT NULL THEN
+            RAISE EXCEPTION USING
+                ERRCODE = CASE WHEN bad IN ('follows a forget', 'follows a redaction') THEN '55000'
+                               ELSE '23514' END,
+                MESSAGE = pg_catalog.format('memory_revisions: revision %s of entry %s %s',
+                                            rev, entry, bad);
+        END IF;
+    END IF;
+
+    -- The revision is written together with the entry state it produced (a
+    -- missing entry is reported by the revision's own foreign key).
+    IF entry_found THEN
+        IF NOT has_revision THEN
+            RAISE EXCEPTION USING
+                ERRCODE = '23503',
+                MESSAGE = pg_catalog.format('memory_entries: entry %s has no revision %s',
+                                            entry, cur),
+                HINT = 'An entry and its revision commit in one transaction.';
+        END IF;
+        IF state_ok IS NOT TRUE THEN
+            RAISE EXCEPTION USING
+                ERRCODE = '23514',
+                MESSAGE = pg_catalog.format(
+                    'memory_entries: entry %s does not match its latest revision', entry),
+                HINT = 'The current state of an entry is always its latest revision.';
+        END IF;
+    END IF;
+    RETURN;
+END
+$$;

@@ -1,0 +1,182 @@
+-- agent_state 0.1.0 -> 0.2.0.
+--
+-- Lines "-- include: <file>" are replaced by that file when make builds the
+-- script (CREATE FUNCTION becomes CREATE OR REPLACE FUNCTION). ALTER EXTENSION
+-- UPDATE and agent_state.install() run it in one transaction: if any statement
+-- fails, 0.1.0 stays in place untouched.
+--
+-- What changes:
+-- * Data survives pg_dump: every table is registered with
+--   pg_extension_config_dump (sql/security.sql), and a restore session
+--   (_restoring) is neither restamped nor refused by the triggers.
+-- * The two foreign-key cycles are broken (pg_dump loads each table in its own
+--   transaction): an entry's current revision and a tool's current registration
+--   are checked by constraint triggers instead.
+-- * Hosting grants name their role as regrole (restored by name) and grant
+--   nothing once the role they were made for is gone.
+SET LOCAL search_path = pg_catalog, pg_temp;
+SET LOCAL check_function_bodies = off;
+
+-- Functions whose signature changed.
+DROP FUNCTION agent_state._run_budget(agent_state.runs);
+
+-- Triggers that gain a WHEN clause are created again below; stamp_created is
+-- created again by the security pass.
+DO $drop$
+DECLARE
+    t record;
+BEGIN
+    FOR t IN
+        SELECT g.tgname, g.tgrelid::regclass AS tbl
+        FROM pg_catalog.pg_trigger AS g
+        JOIN pg_catalog.pg_class AS c ON c.oid = g.tgrelid
+        WHERE c.relnamespace = 'agent_state'::regnamespace AND NOT g.tgisinternal
+          AND (g.tgname IN (
+                   'stamp_created',
+                   'persona_revisions_active_check', 'persona_activations_active_check',
+                   'memory_revisions_evidence_check', 'memory_evidence_before_revision',
+                   'memory_shares_created_active', 'memory_redactions_complete_check',
+                   'runs_before_insert', 'prompt_snapshots_before_insert',
+                   'prompt_snapshots_sources_check', 'snapshot_memory_before_insert',
+                   'snapshot_messages_before_insert', 'model_calls_before_insert',
+                   'tool_calls_before_insert', 'tool_results_before_insert',
+                   'checkpoints_before_insert')
+               OR g.tgname LIKE '%\_0\_scope\_guard')
+    LOOP
+        EXECUTE pg_catalog.format('DROP TRIGGER %I ON %s', t.tgname, t.tbl);
+    END LOOP;
+END
+$drop$;
+
+-- Replaceable code.
+-- include: functions/core/version.sql
+-- include: functions/core/_restoring.sql
+-- include: functions/core/_holds_hosting.sql
+-- include: functions/core/_bind.sql
+-- include: functions/core/_may_act.sql
+-- include: functions/core/_hosted_agents.sql
+-- include: functions/agents/grant_hosting.sql
+-- include: functions/memory/_guard_memory_redaction.sql
+-- include: functions/memory/_redaction_allowed.sql
+-- include: functions/execution/_run_budget.sql
+-- include: functions/execution/recover_run.sql
+-- include: functions/tools/_check_tool_current.sql
+
+-- Hosting grants: the role as regrole (the primary key and index follow).
+ALTER TABLE agent_state.agent_hosts ALTER COLUMN host TYPE regrole USING host::regrole;
+
+-- Foreign-key cycles.
+ALTER TABLE agent_state.memory_entries DROP CONSTRAINT memory_entries_current_fkey;
+CREATE CONSTRAINT TRIGGER memory_entries_insert_check
+AFTER INSERT ON agent_state.memory_entries
+DEFERRABLE INITIALLY DEFERRED
+FOR EACH ROW WHEN (NOT agent_state._restoring())
+EXECUTE FUNCTION agent_state._check_memory_entry();
+
+ALTER TABLE agent_state.tools DROP CONSTRAINT tools_current_fkey;
+CREATE CONSTRAINT TRIGGER tools_current_check
+AFTER INSERT OR UPDATE ON agent_state.tools
+DEFERRABLE INITIALLY DEFERRED
+FOR EACH ROW WHEN (NOT agent_state._restoring())
+EXECUTE FUNCTION agent_state._check_tool_current();
+
+-- Triggers that a restore skips.
+CREATE CONSTRAINT TRIGGER persona_revisions_active_check
+AFTER INSERT OR UPDATE ON agent_state.persona_revisions
+DEFERRABLE INITIALLY DEFERRED
+FOR EACH ROW WHEN (NOT agent_state._restoring())
+EXECUTE FUNCTION agent_state._check_persona_active();
+
+CREATE CONSTRAINT TRIGGER persona_activations_active_check
+AFTER INSERT ON agent_state.persona_activations
+DEFERRABLE INITIALLY DEFERRED
+FOR EACH ROW WHEN (NOT agent_state._restoring())
+EXECUTE FUNCTION agent_state._check_persona_active();
+
+CREATE CONSTRAINT TRIGGER memory_revisions_evidence_check
+AFTER INSERT ON agent_state.memory_revisions
+DEFERRABLE INITIALLY DEFERRED
+FOR EACH ROW WHEN (NOT agent_state._restoring())
+EXECUTE FUNCTION agent_state._check_memory_revision();
+
+CREATE TRIGGER memory_evidence_before_revision
+BEFORE INSERT ON agent_state.memory_evidence
+FOR EACH ROW WHEN (NOT agent_state._restoring())
+EXECUTE FUNCTION agent_state._guard_memory_evidence();
+
+CREATE TRIGGER memory_shares_created_active
+BEFORE INSERT ON agent_state.memory_shares
+FOR EACH ROW WHEN (NOT agent_state._restoring())
+EXECUTE FUNCTION agent_state._stamp_memory_share();
+
+CREATE CONSTRAINT TRIGGER memory_redactions_complete_check
+AFTER INSERT ON agent_state.memory_redactions
+DEFERRABLE INITIALLY DEFERRED
+FOR EACH ROW WHEN (NOT agent_state._restoring())
+EXECUTE FUNCTION agent_state._check_memory_redaction();
+
+CREATE TRIGGER runs_before_insert
+BEFORE INSERT ON agent_state.runs
+FOR EACH ROW WHEN (NOT agent_state._restoring())
+EXECUTE FUNCTION agent_state._run_before_insert();
+
+CREATE TRIGGER prompt_snapshots_before_insert
+BEFORE INSERT ON agent_state.prompt_snapshots
+FOR EACH ROW WHEN (NOT agent_state._restoring())
+EXECUTE FUNCTION agent_state._snapshot_before_insert();
+
+CREATE CONSTRAINT TRIGGER prompt_snapshots_sources_check
+AFTER INSERT ON agent_state.prompt_snapshots
+DEFERRABLE INITIALLY DEFERRED
+FOR EACH ROW
+WHEN (NOT agent_state._restoring() AND (new.memory_count > 0 OR new.message_count > 0))
+EXECUTE FUNCTION agent_state._check_snapshot_sources();
+
+CREATE TRIGGER snapshot_memory_before_insert
+BEFORE INSERT ON agent_state.snapshot_memory
+FOR EACH ROW WHEN (NOT agent_state._restoring())
+EXECUTE FUNCTION agent_state._snapshot_memory_before_insert();
+
+CREATE TRIGGER snapshot_messages_before_insert
+BEFORE INSERT ON agent_state.snapshot_messages
+FOR EACH ROW WHEN (NOT agent_state._restoring())
+EXECUTE FUNCTION agent_state._snapshot_message_before_insert();
+
+CREATE TRIGGER model_calls_before_insert
+BEFORE INSERT ON agent_state.model_calls
+FOR EACH ROW WHEN (NOT agent_state._restoring())
+EXECUTE FUNCTION agent_state._model_call_before_insert();
+
+CREATE TRIGGER tool_calls_before_insert
+BEFORE INSERT ON agent_state.tool_calls
+FOR EACH ROW WHEN (NOT agent_state._restoring())
+EXECUTE FUNCTION agent_state._tool_call_before_insert();
+
+CREATE TRIGGER tool_results_before_insert
+BEFORE INSERT ON agent_state.tool_results
+FOR EACH ROW WHEN (NOT agent_state._restoring())
+EXECUTE FUNCTION agent_state._tool_result_before_insert();
+
+CREATE TRIGGER checkpoints_before_insert
+BEFORE INSERT ON agent_state.checkpoints
+FOR EACH ROW WHEN (NOT agent_state._restoring())
+EXECUTE FUNCTION agent_state._checkpoint_before_insert();
+
+DO $$
+DECLARE
+    t text;
+BEGIN
+    FOREACH t IN ARRAY ARRAY['runs', 'prompt_snapshots', 'model_calls', 'tool_calls', 'tool_results', 'checkpoints'] LOOP
+        EXECUTE pg_catalog.format(
+            'CREATE TRIGGER %I BEFORE INSERT ON agent_state.%I FOR EACH ROW '
+            || 'WHEN (NOT agent_state._restoring() '
+            || 'AND NOT pg_catalog.pg_has_role(current_user, ''agent_state_operator'', ''MEMBER'')) '
+            || 'EXECUTE FUNCTION agent_state._guard_scope()',
+            t || '_0_scope_guard', t);
+    END LOOP;
+END
+$$;
+
+-- The whole-schema passes: stamp triggers, config_dump registration, grants.
+-- include: sql/security.sql
+-- include: sql/privileges.sql
