@@ -88,22 +88,29 @@ EXECUTE FUNCTION agent_state._run_before_insert();
 -- act on: the function would return the row unchanged. The WHEN clause lets such
 -- an update through without calling it; every other update (any other column
 -- touched, spent decreasing, a limit reached, a status change, a finished or
--- exhausted run) goes through the function.
+-- exhausted run) goes through the function. (The column comparisons are one flat
+-- OR list, which PostgreSQL prints back as written: a row comparison would be
+-- printed as nested ORs, and a dump restored would differ from a fresh install.)
 CREATE TRIGGER runs_before_update
 BEFORE UPDATE ON agent_state.runs
 FOR EACH ROW
 WHEN (NOT coalesce(
     old.status = 'open' AND new.status = 'open'
-    AND (
-        new.runtime_agent_id, new.run_id, new.conversation_id, new.trigger_message_id, new.continued_from,
-        new.chain_root, new.chain_started_at, new.task_context, new.limit_tokens, new.limit_cost_usd,
-        new.limit_tool_calls, new.limit_wall_time_seconds, new.created_at, new.created_by
-    )
-    IS NOT DISTINCT FROM
-    (
-        old.runtime_agent_id, old.run_id, old.conversation_id, old.trigger_message_id, old.continued_from,
-        old.chain_root, old.chain_started_at, old.task_context, old.limit_tokens, old.limit_cost_usd,
-        old.limit_tool_calls, old.limit_wall_time_seconds, old.created_at, old.created_by
+    AND NOT (
+        new.runtime_agent_id IS DISTINCT FROM old.runtime_agent_id
+        OR new.run_id IS DISTINCT FROM old.run_id
+        OR new.conversation_id IS DISTINCT FROM old.conversation_id
+        OR new.trigger_message_id IS DISTINCT FROM old.trigger_message_id
+        OR new.continued_from IS DISTINCT FROM old.continued_from
+        OR new.chain_root IS DISTINCT FROM old.chain_root
+        OR new.chain_started_at IS DISTINCT FROM old.chain_started_at
+        OR new.task_context IS DISTINCT FROM old.task_context
+        OR new.limit_tokens IS DISTINCT FROM old.limit_tokens
+        OR new.limit_cost_usd IS DISTINCT FROM old.limit_cost_usd
+        OR new.limit_tool_calls IS DISTINCT FROM old.limit_tool_calls
+        OR new.limit_wall_time_seconds IS DISTINCT FROM old.limit_wall_time_seconds
+        OR new.created_at IS DISTINCT FROM old.created_at
+        OR new.created_by IS DISTINCT FROM old.created_by
     )
     AND new.finished_at IS NULL AND new.finished_by IS NULL AND new.detail IS NULL
     AND new.spent_tokens >= old.spent_tokens AND new.spent_cost_usd >= old.spent_cost_usd

@@ -272,8 +272,15 @@ CREATE TRIGGER memory_shares_revoke_only
 BEFORE UPDATE OR DELETE ON agent_state.memory_shares
 FOR EACH ROW EXECUTE FUNCTION agent_state._guard_memory_share();
 
+-- A restored row keeps the transaction id it was written with (see
+-- _redaction_allowed for why that grants nothing here).
 CREATE TRIGGER memory_redactions_stamp_xact
-BEFORE INSERT OR UPDATE OR DELETE ON agent_state.memory_redactions
+BEFORE INSERT ON agent_state.memory_redactions
+FOR EACH ROW WHEN (NOT agent_state._restoring())
+EXECUTE FUNCTION agent_state._guard_memory_redaction();
+
+CREATE TRIGGER memory_redactions_append_only
+BEFORE UPDATE OR DELETE ON agent_state.memory_redactions
 FOR EACH ROW EXECUTE FUNCTION agent_state._guard_memory_redaction();
 
 CREATE CONSTRAINT TRIGGER memory_redactions_complete_check

@@ -251,6 +251,10 @@ class Server:
             "passfile": "PGPASSFILE",
         }
         env = {var: str(self.params[key]) for key, var in mapping.items() if self.params.get(key)}
+        if self.local and self.pg_config:
+            bindir = pg_config_output(self.pg_config, "--bindir")
+            if bindir:
+                env["AGENT_STATE_TEST_BINDIR"] = bindir  # pg_dump, pg_restore, ... of this server
         env["PGDATABASE"] = TEST_DB
         env["AGENT_STATE_TEST_DSN"] = self.conninfo(TEST_DB)
         env["AGENT_STATE_TEST_TEMPLATE"] = TEMPLATE_DB

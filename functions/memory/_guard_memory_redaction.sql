@@ -8,11 +8,7 @@ SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
     IF TG_OP = 'INSERT' THEN
-        -- A restored row keeps the transaction id it was written with (see
-        -- _redaction_allowed for why that grants nothing here).
-        IF NOT agent_state._restoring() THEN
-            NEW.redaction_xact := pg_catalog.pg_current_xact_id();
-        END IF;
+        NEW.redaction_xact := pg_catalog.pg_current_xact_id();
         RETURN NEW;
     END IF;
     IF TG_OP = 'UPDATE'

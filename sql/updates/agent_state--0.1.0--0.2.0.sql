@@ -36,11 +36,12 @@ BEGIN
                    'persona_revisions_active_check', 'persona_activations_active_check',
                    'memory_revisions_evidence_check', 'memory_evidence_before_revision',
                    'memory_shares_created_active', 'memory_redactions_complete_check',
+                   'memory_redactions_stamp_xact',
                    'runs_before_insert', 'prompt_snapshots_before_insert',
                    'prompt_snapshots_sources_check', 'snapshot_memory_before_insert',
                    'snapshot_messages_before_insert', 'model_calls_before_insert',
                    'tool_calls_before_insert', 'tool_results_before_insert',
-                   'checkpoints_before_insert')
+                   'checkpoints_before_insert', 'runs_before_update')
                OR g.tgname LIKE '%\_0\_scope\_guard')
     LOOP
         EXECUTE pg_catalog.format('DROP TRIGGER %I ON %s', t.tgname, t.tbl);
@@ -56,11 +57,23 @@ $drop$;
 -- include: functions/core/_may_act.sql
 -- include: functions/core/_hosted_agents.sql
 -- include: functions/agents/grant_hosting.sql
--- include: functions/memory/_guard_memory_redaction.sql
 -- include: functions/memory/_redaction_allowed.sql
 -- include: functions/execution/_run_budget.sql
 -- include: functions/execution/recover_run.sql
 -- include: functions/tools/_check_tool_current.sql
+-- include: functions/tools/_check_tool.sql
+-- include: functions/memory/_guard_memory_redaction.sql
+-- include: functions/memory/_check_revision.sql
+-- include: functions/memory/_check_memory_revision.sql
+-- include: functions/memory/_check_redaction.sql
+-- include: functions/memory/_check_memory_redaction.sql
+-- include: functions/persona/_check_persona.sql
+-- include: functions/persona/_check_persona_active.sql
+-- include: functions/conversations/_check_audience.sql
+-- include: functions/conversations/_check_message_audience.sql
+-- include: functions/execution/_check_snapshot.sql
+-- include: functions/execution/_check_snapshot_sources.sql
+-- include: functions/core/verify.sql
 
 -- Hosting grants: the role as regrole (the primary key and index follow).
 ALTER TABLE agent_state.agent_hosts ALTER COLUMN host TYPE regrole USING host::regrole;
@@ -109,6 +122,15 @@ BEFORE INSERT ON agent_state.memory_shares
 FOR EACH ROW WHEN (NOT agent_state._restoring())
 EXECUTE FUNCTION agent_state._stamp_memory_share();
 
+CREATE TRIGGER memory_redactions_stamp_xact
+BEFORE INSERT ON agent_state.memory_redactions
+FOR EACH ROW WHEN (NOT agent_state._restoring())
+EXECUTE FUNCTION agent_state._guard_memory_redaction();
+
+CREATE TRIGGER memory_redactions_append_only
+BEFORE UPDATE OR DELETE ON agent_state.memory_redactions
+FOR EACH ROW EXECUTE FUNCTION agent_state._guard_memory_redaction();
+
 CREATE CONSTRAINT TRIGGER memory_redactions_complete_check
 AFTER INSERT ON agent_state.memory_redactions
 DEFERRABLE INITIALLY DEFERRED
@@ -119,6 +141,39 @@ CREATE TRIGGER runs_before_insert
 BEFORE INSERT ON agent_state.runs
 FOR EACH ROW WHEN (NOT agent_state._restoring())
 EXECUTE FUNCTION agent_state._run_before_insert();
+
+-- Its WHEN clause, written so that it prints back as written (see sql/execution.sql).
+CREATE TRIGGER runs_before_update
+BEFORE UPDATE ON agent_state.runs
+FOR EACH ROW
+WHEN (NOT coalesce(
+    old.status = 'open' AND new.status = 'open'
+    AND NOT (
+        new.runtime_agent_id IS DISTINCT FROM old.runtime_agent_id
+        OR new.run_id IS DISTINCT FROM old.run_id
+        OR new.conversation_id IS DISTINCT FROM old.conversation_id
+        OR new.trigger_message_id IS DISTINCT FROM old.trigger_message_id
+        OR new.continued_from IS DISTINCT FROM old.continued_from
+        OR new.chain_root IS DISTINCT FROM old.chain_root
+        OR new.chain_started_at IS DISTINCT FROM old.chain_started_at
+        OR new.task_context IS DISTINCT FROM old.task_context
+        OR new.limit_tokens IS DISTINCT FROM old.limit_tokens
+        OR new.limit_cost_usd IS DISTINCT FROM old.limit_cost_usd
+        OR new.limit_tool_calls IS DISTINCT FROM old.limit_tool_calls
+        OR new.limit_wall_time_seconds IS DISTINCT FROM old.limit_wall_time_seconds
+        OR new.created_at IS DISTINCT FROM old.created_at
+        OR new.created_by IS DISTINCT FROM old.created_by
+    )
+    AND new.finished_at IS NULL AND new.finished_by IS NULL AND new.detail IS NULL
+    AND new.spent_tokens >= old.spent_tokens AND new.spent_cost_usd >= old.spent_cost_usd
+    AND new.spent_tool_calls >= old.spent_tool_calls
+    AND new.limit_wall_time_seconds IS NULL
+    AND (new.limit_tokens IS NULL OR new.spent_tokens < new.limit_tokens)
+    AND (new.limit_cost_usd IS NULL OR new.spent_cost_usd < new.limit_cost_usd)
+    AND (new.limit_tool_calls IS NULL OR new.spent_tool_calls < new.limit_tool_calls),
+    false
+))
+EXECUTE FUNCTION agent_state._run_before_update();
 
 CREATE TRIGGER prompt_snapshots_before_insert
 BEFORE INSERT ON agent_state.prompt_snapshots

@@ -1,7 +1,8 @@
 -- Everything agent_state's catalog says, one row per object property, for
 -- comparing an upgraded database with a fresh install object by object:
 -- (kind, object, definition). Owners are left out (the installing role differs
--- between databases only by name); privileges name roles, which match.
+-- between databases only by name); privileges name roles, which match, and a
+-- default ACL (NULL) is shown as what it means, as pg_dump leaves it out.
 WITH ns AS (
     SELECT oid FROM pg_catalog.pg_namespace WHERE nspname = 'agent_state'
 ),
@@ -11,7 +12,7 @@ rel AS (
     WHERE c.relnamespace = (SELECT oid FROM ns)
 )
 SELECT 'schema' AS kind, 'agent_state' AS object,
-       pg_catalog.concat_ws(' | ', n.nspacl::text,
+       pg_catalog.concat_ws(' | ', coalesce(n.nspacl, pg_catalog.acldefault('n', n.nspowner))::text,
                             pg_catalog.obj_description(n.oid, 'pg_namespace')) AS definition
 FROM pg_catalog.pg_namespace AS n WHERE n.oid = (SELECT oid FROM ns)
 UNION ALL
@@ -23,7 +24,8 @@ WHERE r.rolname IN ('agent_state_operator', 'agent_state_runtime')
 UNION ALL
 SELECT 'relation', c.relname,
        pg_catalog.concat_ws(' | ', c.relkind::text, 'rls=' || c.relrowsecurity::text,
-                            'force=' || c.relforcerowsecurity::text, c.relacl::text,
+                            'force=' || c.relforcerowsecurity::text,
+                            coalesce(c.relacl, pg_catalog.acldefault(CASE c.relkind WHEN 'S' THEN 's' ELSE 'r' END::"char", c.relowner))::text,
                             c.reloptions::text, c.relpersistence::text,
                             pg_catalog.obj_description(c.oid, 'pg_class'))
 FROM pg_catalog.pg_class AS c JOIN rel USING (oid)
@@ -77,7 +79,8 @@ SELECT 'sequence', rel.relname,
 FROM pg_catalog.pg_sequence AS s JOIN rel ON rel.oid = s.seqrelid
 UNION ALL
 SELECT 'function', p.oid::regprocedure::text,
-       pg_catalog.concat_ws(' | ', pg_catalog.pg_get_functiondef(p.oid), p.proacl::text,
+       pg_catalog.concat_ws(' | ', pg_catalog.pg_get_functiondef(p.oid),
+                            coalesce(p.proacl, pg_catalog.acldefault('f', p.proowner))::text,
                             pg_catalog.obj_description(p.oid, 'pg_proc'))
 FROM pg_catalog.pg_proc AS p WHERE p.pronamespace = (SELECT oid FROM ns)
 UNION ALL

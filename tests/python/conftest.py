@@ -123,6 +123,7 @@ def _start_embedded() -> None:
         {
             "AGENT_STATE_TEST_DSN": server.conninfo(suite.TEST_DB),
             "AGENT_STATE_TEST_TEMPLATE": suite.TEMPLATE_DB,
+            "AGENT_STATE_TEST_BINDIR": str(bindir),
         }
     )
 
