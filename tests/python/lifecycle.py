@@ -267,16 +267,18 @@ def still_works(dsn: str) -> None:
                 [agent],
             )
         with pytest.raises(psycopg.errors.InsufficientPrivilege):
-            admin.execute("DELETE FROM agent_state.checkpoints WHERE runtime_agent_id = %s", [agent])
+            admin.execute(
+                "DELETE FROM agent_state.checkpoints WHERE runtime_agent_id = %s", [agent]
+            )
     assert verify(dsn) == []
 
 
 def with_role(dsn: str, role: str) -> str:
     """The same server and database as another (password-less) role."""
-    params = {k: v for k, v in conninfo_to_dict(dsn).items() if v is not None}
+    params = {k: str(v) for k, v in conninfo_to_dict(dsn).items() if v is not None}
     params["user"] = role
     params.pop("password", None)
-    return make_conninfo(**params)
+    return make_conninfo("", **params)
 
 
 def conninfo_dbname(dsn: str) -> str:

@@ -8,6 +8,7 @@ restored database must pass agent_state.verify() and keep working.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import psycopg
@@ -24,7 +25,7 @@ def bindir(admin_dsn: str) -> Path:
 
 
 @pytest.fixture(scope="module", params=("extension", "plain"))
-def source(request: pytest.FixtureRequest, admin_dsn: str) -> tuple[str, str]:
+def source(request: pytest.FixtureRequest, admin_dsn: str) -> Iterator[tuple[str, str]]:
     """(install mode, DSN) of a database holding the realistic state."""
     mode = str(request.param)
     if mode == "extension" and not lc.extension_available(admin_dsn, lc.control_version()):
@@ -88,8 +89,9 @@ def test_round_trip_without_single_transaction(
     path = tmp_path / "dump.custom"
     dump(bindir, src, "custom", path)
     with lc.scratch_db(admin_dsn, f"dump_dst_{mode}_each") as dst:
-        lc.run_tool(bindir, "pg_restore", ["--exit-on-error", "-d", lc.conninfo_dbname(dst),
-                                           str(path)], dst)
+        lc.run_tool(
+            bindir, "pg_restore", ["--exit-on-error", "-d", lc.conninfo_dbname(dst), str(path)], dst
+        )
         assert lc.table_rows(dst) == before
         assert lc.verify(dst) == []
 
