@@ -284,3 +284,75 @@ def with_role(dsn: str, role: str) -> str:
 def conninfo_dbname(dsn: str) -> str:
     """The database name of a DSN (pg_restore -d takes a name or a conninfo)."""
     return dsn
+
+
+def temporary_cluster(bindir: Path, **kwargs: Any) -> Any:
+    """A throwaway cluster from the same server binaries (agent_state.embedded)."""
+    from agent_state.embedded import TemporaryCluster
+
+    return TemporaryCluster(bindir=bindir, **kwargs)
+
+
+def start_standby(primary: Any) -> Any:
+    """A hot standby of ``primary``: pg_basebackup -R, then started. Stop it like any
+    TemporaryCluster."""
+    import tempfile
+
+    from agent_state.embedded import TemporaryCluster
+
+    standby = TemporaryCluster(bindir=primary.bindir, fsync=False)
+    standby.basedir = Path(tempfile.mkdtemp(prefix="agent_state_standby_"))
+    try:
+        os.chmod(standby.basedir, 0o700)
+        standby._chown(standby.basedir)
+        standby.socket_dir.mkdir(mode=0o700)
+        standby._chown(standby.socket_dir)
+        standby._run(
+            [
+                str(primary.bindir / "pg_basebackup"),
+                "-D", str(standby.datadir),
+                "-R", "-X", "stream", "--no-sync", "--checkpoint=fast",
+                "-d", primary.dsn(),
+            ]
+        )  # fmt: skip
+        # -R wrote primary_conninfo to postgresql.auto.conf, which _write_conf replaces.
+        standby.settings.update(primary_conninfo=primary.dsn(), hot_standby="on")
+        standby.port = 0
+        from agent_state.embedded import _free_port
+
+        standby.port = _free_port()
+        standby._write_conf()
+        standby._run(
+            [
+                str(primary.bindir / "pg_ctl"),
+                "-D", str(standby.datadir),
+                "-l", str(standby.log_path),
+                "-w", "-t", "60",
+                "start",
+            ]
+        )  # fmt: skip
+        standby._running = True
+    except BaseException:
+        standby._cleanup()
+        raise
+    return standby
+
+
+def wait_for_replay(primary_dsn: str, standby_dsn: str, timeout: float = 60) -> None:
+    import time
+
+    with psycopg.connect(primary_dsn, autocommit=True) as conn:
+        row = conn.execute("SELECT pg_current_wal_lsn()::text").fetchone()
+    assert row is not None
+    target = row[0]
+    deadline = time.monotonic() + timeout
+    with psycopg.connect(standby_dsn, autocommit=True) as conn:
+        while True:
+            done = conn.execute(
+                "SELECT pg_last_wal_replay_lsn() >= %s::pg_lsn", [target]
+            ).fetchone()
+            if done and done[0]:
+                return
+            if time.monotonic() > deadline:
+                raise AssertionError("the standby did not replay the primary's WAL in time")
+            time.sleep(0.05)
