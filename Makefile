@@ -7,7 +7,11 @@
 #                        and postgresql-server-dev; PG_CONFIG=... picks the server)
 #   make uninstall       remove them again
 #   make lint            sqlfluff, pgspot, plpgsql_check and catalog checks
-#   make test            everything: build, install, lint, pgTAP, isolation, pytest
+#   make test            everything: build, install, lint, pgTAP, isolation, pytest,
+#                        and the crash harness
+#   make crash           only the crash harness: 4 writers, the server killed with
+#                        SIGKILL 20 times, then every acknowledged write and every
+#                        invariant checked (tests/lifecycle/crash.py)
 #   make demo            run the command-line demo
 #   make docs            regenerate docs/api.md from the function comments
 #   make deps            install what demo and test need (apt + pip, as root);
@@ -86,7 +90,7 @@ endif
 
 all: $(PY_BUNDLE) $(PY_UPGRADES)
 
-.PHONY: build deps docs lint lint-python lint-sqlfluff lint-pgspot test demo isolation-accept
+.PHONY: build deps docs lint lint-python lint-sqlfluff lint-pgspot test crash demo isolation-accept
 
 # What demo and test need; scripts/install-deps installs it (apt and pip).
 deps_missing = \
@@ -163,7 +167,7 @@ lint: all
 	$(TEST_PYTHON) tests/run_suite.py --stages build,install,sqlfluff,pgspot,pylint,plpgsql_check,catalog
 
 # ruff (lint and format) and mypy --strict over the wrapper, its tests and scripts.
-PY_LINT_PATHS ?= python tests/python scripts bench
+PY_LINT_PATHS ?= python tests/python tests/lifecycle tests/run_suite.py scripts bench setup.py
 lint-python:
 	$(TEST_PYTHON) -m ruff check $(PY_LINT_PATHS)
 	$(TEST_PYTHON) -m ruff format --check $(PY_LINT_PATHS)
@@ -192,6 +196,9 @@ lint-pgspot: $(BUNDLE)
 # ---------------------------------------------------------------- tests
 test: deps all
 	$(TEST_PYTHON) tests/run_suite.py
+
+crash: deps all
+	$(TEST_PYTHON) tests/run_suite.py --stages build,install,crash
 
 # SPEC=name (or "a b"): run those isolation specs and copy their output to
 # tests/isolation/expected/. Review the result before committing it.

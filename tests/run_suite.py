@@ -7,8 +7,10 @@ Usage (normally through make):
     python3 tests/run_suite.py --stages lint        # a group or a list: a,b,c
     python3 tests/run_suite.py --stages isolation --accept NAME [NAME ...]
 
-Stages, in order: build, install, sqlfluff, pgspot, plpgsql_check, catalog,
-pgtap, isolation, pytest. Groups: lint = sqlfluff,pgspot,plpgsql_check,catalog.
+Stages, in order: build, install, sqlfluff, pgspot, pylint, plpgsql_check,
+catalog, pgtap, isolation, pytest, crash. Groups: lint =
+sqlfluff,pgspot,pylint,plpgsql_check,catalog. crash is tests/lifecycle/crash.py
+(AGENT_STATE_CRASH_CYCLES, default 20) on a cluster of its own.
 
 Database: AGENT_STATE_TEST_DSN when set (a superuser on any database of that
 server); otherwise a throwaway cluster from the local server binaries
@@ -67,12 +69,13 @@ STAGES = (
     "pgtap",
     "isolation",
     "pytest",
+    "crash",
 )
 GROUPS = {
     "lint": ("sqlfluff", "pgspot", "pylint", "plpgsql_check", "catalog"),
     "all": STAGES,
 }
-DB_STAGES = {"plpgsql_check", "catalog", "pgtap", "isolation", "pytest"}
+DB_STAGES = {"plpgsql_check", "catalog", "pgtap", "isolation", "pytest", "crash"}
 
 TEST_DB = "agent_state_test"
 TEMPLATE_DB = "agent_state_template"
@@ -692,6 +695,23 @@ def parse_junit(path: Path) -> tuple[int, int, int, int] | None:
     return totals[0], totals[1], totals[2], totals[3]
 
 
+def stage_crash(res: Result, ctx: Context) -> None:
+    """tests/lifecycle/crash.py on a cluster of its own (fsync on), from the same
+    server binaries; needs a local server."""
+    server = ctx.server
+    if server is None or not server.local or not server.pg_config:
+        res.skipped = True
+        res.note("needs the local server binaries (not a remote DSN)")
+        return
+    bindir = pg_config_output(server.pg_config, "--bindir")
+    cycles = os.environ.get("AGENT_STATE_CRASH_CYCLES", "20")
+    cmd = [sys.executable, "tests/lifecycle/crash.py", "--cycles", cycles]
+    if bindir:
+        cmd += ["--bindir", bindir]
+    rc, _ = run(cmd, env=ctx.base_env)
+    res.passed, res.failed = (1, 0) if rc == 0 else (0, 1)
+
+
 STAGE_FUNCS = {
     "build": stage_build,
     "install": stage_install,
@@ -703,6 +723,7 @@ STAGE_FUNCS = {
     "pgtap": stage_pgtap,
     "isolation": stage_isolation,
     "pytest": stage_pytest,
+    "crash": stage_crash,
 }
 
 
