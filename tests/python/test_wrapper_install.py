@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import secrets
 import shutil
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import psycopg
@@ -13,7 +13,7 @@ from psycopg import sql
 
 import agent_state
 from agent_state import _install
-from conftest import with_dbname
+from conftest import TestRole, with_dbname
 
 BUNDLE = Path(agent_state.__file__).parent / "sql" / "agent_state.sql"
 needs_bundle = pytest.mark.skipif(not BUNDLE.is_file(), reason="bundled SQL not built: run make")
@@ -173,3 +173,61 @@ def test_install_returns_the_extension_version_when_it_is_an_extension(dsn: str)
         if row is None:
             pytest.skip("the test database has a plain install, not the extension")
         assert agent_state.install(conn) == row[0]
+
+
+# ---------------------------------------------------------------- a schema someone else owns
+
+
+def _plant_schema(db: str, intruder: TestRole) -> None:
+    """The intruder creates schema agent_state (with a lookalike helper) first."""
+    with psycopg.connect(db, autocommit=True) as admin:
+        admin.execute(
+            sql.SQL("GRANT CREATE ON DATABASE {} TO {}").format(
+                sql.Identifier(str(admin.info.dbname)), sql.Identifier(intruder.name)
+            )
+        )
+    with psycopg.connect(intruder.dsn(db), autocommit=True) as conn:
+        conn.execute("CREATE SCHEMA agent_state")
+        conn.execute(
+            "CREATE FUNCTION agent_state._caller() RETURNS name"
+            " LANGUAGE sql AS $$ SELECT 'x'::name $$"
+        )
+
+
+def _installed_functions(db: str) -> int:
+    with psycopg.connect(db) as conn:
+        row = conn.execute(
+            "SELECT count(*) FROM pg_proc WHERE pronamespace = 'agent_state'::regnamespace"
+        ).fetchone()
+    assert row is not None
+    return int(row[0])
+
+
+@needs_bundle
+def test_install_refuses_a_schema_another_role_owns(
+    empty_db: str, make_role: Callable[..., TestRole]
+) -> None:
+    """Installing into a schema another role owns would let that role replace what
+    the SECURITY DEFINER functions call: refused, nothing created."""
+    _plant_schema(empty_db, make_role())
+    with pytest.raises(agent_state.PermissionDenied, match="schema agent_state exists"):
+        agent_state.install(empty_db)
+    assert _installed_functions(empty_db) == 1  # only the intruder's
+
+
+def test_create_extension_refuses_a_schema_another_role_owns(
+    empty_db: str, make_role: Callable[..., TestRole]
+) -> None:
+    with psycopg.connect(empty_db) as conn:
+        available = conn.execute(
+            "SELECT 1 FROM pg_available_extensions WHERE name = 'agent_state'"
+        ).fetchone()
+    if available is None:
+        pytest.skip("agent_state extension files are not installed on this server")
+    _plant_schema(empty_db, make_role())
+    with (
+        psycopg.connect(empty_db, autocommit=True) as conn,
+        pytest.raises(psycopg.errors.InsufficientPrivilege, match="schema agent_state exists"),
+    ):
+        conn.execute("CREATE EXTENSION agent_state")
+    assert _installed_functions(empty_db) == 1
