@@ -25,7 +25,9 @@ FOR EACH ROW EXECUTE FUNCTION agent_state._refuse_change();
 
 -- Message events. The audience (who could observe the message) is stored with the
 -- event and never changes; NULL means public and is allowed only in a public
--- conversation. seq orders messages recorded with the same observed_at.
+-- conversation. Messages observed at the same moment are ordered by when they were
+-- recorded (created_at, then id); no global sequence numbers them, which would let
+-- one perspective count another's messages.
 CREATE TABLE agent_state.messages (
     runtime_agent_id uuid NOT NULL,
     message_id uuid NOT NULL DEFAULT gen_random_uuid(),
@@ -35,7 +37,6 @@ CREATE TABLE agent_state.messages (
     audience uuid [],
     external_ref text,
     observed_at timestamptz NOT NULL,
-    seq bigint GENERATED ALWAYS AS IDENTITY,
     created_at timestamptz NOT NULL DEFAULT clock_timestamp(),
     created_by name NOT NULL DEFAULT current_user,
     CONSTRAINT messages_pkey PRIMARY KEY (runtime_agent_id, message_id),
@@ -51,7 +52,7 @@ CREATE TABLE agent_state.messages (
 
 -- The latest message of a conversation names the audience of the next reply.
 CREATE INDEX messages_latest_idx
-ON agent_state.messages (runtime_agent_id, conversation_id, observed_at DESC, seq DESC);
+ON agent_state.messages (runtime_agent_id, conversation_id, observed_at DESC, created_at DESC, message_id DESC);
 
 COMMENT ON TABLE agent_state.messages IS
 'Durable message events with the audience that could observe them (NULL = public).';

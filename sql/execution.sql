@@ -391,29 +391,8 @@ CREATE TRIGGER checkpoints_append_only
 BEFORE UPDATE OR DELETE ON agent_state.checkpoints
 FOR EACH ROW EXECUTE FUNCTION agent_state._refuse_change();
 
--- The scope guard (sql/execution.sql, _guard_scope) on every execution table whose
--- insert triggers read other rows as the owner; its name sorts first, so it fires
--- before them.
-DO $$
-DECLARE
-    t text;
-BEGIN
-    FOREACH t IN ARRAY ARRAY['runs', 'prompt_snapshots', 'model_calls', 'tool_calls', 'tool_results', 'checkpoints'] LOOP
-        EXECUTE pg_catalog.format(
-            'CREATE TRIGGER %I BEFORE INSERT ON agent_state.%I FOR EACH ROW '
-            || 'WHEN (NOT agent_state._restoring() '
-            || 'AND NOT pg_catalog.pg_has_role(current_user, ''agent_state_operator'', ''MEMBER'')) '
-            || 'EXECUTE FUNCTION agent_state._guard_scope()',
-            t || '_0_scope_guard', t);
-    END LOOP;
-END
-$$;
-
--- Execution state constraints that need tables loaded after the execution tables.
---
 -- A tool call records the grant revision it ran under: a composite foreign key
--- into the same agent's grants of the same tool (the tool tables load after the
--- run ledger, so the key is added here).
+-- into the same agent's grants of the same tool.
 ALTER TABLE agent_state.tool_calls
 ADD CONSTRAINT tool_calls_grant_fkey FOREIGN KEY (runtime_agent_id, tool_name, grant_revision)
 REFERENCES agent_state.tool_grants (runtime_agent_id, tool_name, revision);

@@ -24,7 +24,7 @@
 -- entries made from it.
 CREATE TABLE agent_state.memory_imports (
     runtime_agent_id uuid NOT NULL,
-    import_id bigint GENERATED ALWAYS AS IDENTITY,
+    import_id bigint NOT NULL,
     document text NOT NULL,
     document_sha256 text NOT NULL,
     created_at timestamptz NOT NULL DEFAULT clock_timestamp(),
@@ -153,7 +153,7 @@ COMMENT ON TABLE agent_state.memory_evidence IS
 -- Revision-specific sharing grants. A grant is never deleted: unshare stamps it.
 CREATE TABLE agent_state.memory_shares (
     runtime_agent_id uuid NOT NULL,
-    share_id bigint GENERATED ALWAYS AS IDENTITY,
+    share_id bigint NOT NULL,
     entry_id uuid NOT NULL,
     revision integer NOT NULL,
     conversation_id uuid NOT NULL,
@@ -288,6 +288,18 @@ AFTER INSERT ON agent_state.memory_redactions
 DEFERRABLE INITIALLY DEFERRED
 FOR EACH ROW WHEN (NOT agent_state._restoring())
 EXECUTE FUNCTION agent_state._check_memory_redaction();
+
+-- Imports and shares are numbered per agent (_number_per_agent), not by a global
+-- sequence.
+CREATE TRIGGER memory_imports_number
+BEFORE INSERT ON agent_state.memory_imports
+FOR EACH ROW WHEN (NOT agent_state._restoring())
+EXECUTE FUNCTION agent_state._number_per_agent('import_id');
+
+CREATE TRIGGER memory_shares_number
+BEFORE INSERT ON agent_state.memory_shares
+FOR EACH ROW WHEN (NOT agent_state._restoring())
+EXECUTE FUNCTION agent_state._number_per_agent('share_id');
 
 CREATE TRIGGER memory_imports_append_only
 BEFORE UPDATE OR DELETE ON agent_state.memory_imports

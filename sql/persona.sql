@@ -24,7 +24,7 @@ COMMENT ON TABLE agent_state.persona_revisions IS
 
 CREATE TABLE agent_state.persona_activations (
     runtime_agent_id uuid NOT NULL,
-    activation_id bigint GENERATED ALWAYS AS IDENTITY,
+    activation_id bigint NOT NULL,
     revision integer NOT NULL,
     created_at timestamptz NOT NULL DEFAULT clock_timestamp(),
     created_by name NOT NULL DEFAULT current_user,
@@ -32,6 +32,12 @@ CREATE TABLE agent_state.persona_activations (
     CONSTRAINT persona_activations_revision_fkey FOREIGN KEY (runtime_agent_id, revision)
     REFERENCES agent_state.persona_revisions (runtime_agent_id, revision)
 );
+
+-- Numbered per agent (_number_per_agent), not by a global sequence.
+CREATE TRIGGER persona_activations_number
+BEFORE INSERT ON agent_state.persona_activations
+FOR EACH ROW WHEN (NOT agent_state._restoring())
+EXECUTE FUNCTION agent_state._number_per_agent('activation_id');
 
 CREATE INDEX persona_activations_time_idx
 ON agent_state.persona_activations (runtime_agent_id, created_at DESC, activation_id DESC);

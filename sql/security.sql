@@ -7,21 +7,28 @@
 -- operator_truncate: TRUNCATE ignores RLS, so only operators may truncate.
 -- no_truncate: a table whose rows refuse DELETE (a BEFORE ROW DELETE trigger:
 --   append-only history) refuses TRUNCATE, the bulk delete, for every role.
+-- 0_scope_guard: a BEFORE INSERT trigger that runs as the owner (SECURITY DEFINER)
+--   reads other rows before row-level security checks the new row; so that a role
+--   granted table privileges learns nothing about an agent it may not act for
+--   (not even through which error it gets), every agent-owned table with such a
+--   trigger gets _guard_scope first (trigger names sort; the stamp trigger reads
+--   nothing). Operators may act for every agent: the WHEN clause skips them, and
+--   the owner, without a call.
 -- owner_bypass: the installing role owns the SECURITY DEFINER functions; its
 --   policy is constant true, which the planner folds away, so queries inside
 --   the functions plan like bare SQL (a non-leakproof @@ under an RLS qual can
 --   never be an index condition).
 -- config_dump: under CREATE EXTENSION (and ALTER EXTENSION UPDATE), every table
 --   is registered with pg_extension_config_dump, so pg_dump writes its rows;
---   without that a dump holds only CREATE EXTENSION and no data; so is every
---   sequence (of identity columns), without which a restore would number new
---   rows from 1 again. (A plain-SQL install is dumped like any other schema.)
+--   without that a dump holds only CREATE EXTENSION and no data; so would be any
+--   sequence (there are none: numbers are per agent). (A plain-SQL install is
+--   dumped like any other schema.)
 DO $rls$
 DECLARE
     t record;
 BEGIN
     FOR t IN
-        SELECT c.oid::regclass AS tbl,
+        SELECT c.oid::regclass AS tbl, c.relname::text AS name,
                EXISTS (
                    SELECT FROM pg_catalog.pg_attribute AS a
                    WHERE a.attrelid = c.oid AND a.attname = 'runtime_agent_id' AND NOT a.attisdropped
@@ -70,6 +77,23 @@ BEGIN
                 || 'FOR EACH STATEMENT EXECUTE FUNCTION agent_state._refuse_change()',
                 t.tbl);
         END IF;
+        -- tgtype bits: 1 = row, 2 = before, 4 = insert.
+        IF t.agent_owned AND EXISTS (
+            SELECT FROM pg_catalog.pg_trigger AS g
+            JOIN pg_catalog.pg_proc AS f ON f.oid = g.tgfoid
+            WHERE g.tgrelid = t.tbl AND NOT g.tgisinternal AND g.tgtype & 7 = 7
+              AND f.prosecdef AND g.tgname <> 'stamp_created'
+        ) AND NOT EXISTS (
+            SELECT FROM pg_catalog.pg_trigger AS g
+            WHERE g.tgrelid = t.tbl AND g.tgname = t.name || '_0_scope_guard'
+        ) THEN
+            EXECUTE pg_catalog.format(
+                'CREATE TRIGGER %I BEFORE INSERT ON %s FOR EACH ROW '
+                || 'WHEN (NOT agent_state._restoring() '
+                || 'AND NOT pg_catalog.pg_has_role(current_user, ''agent_state_operator'', ''MEMBER'')) '
+                || 'EXECUTE FUNCTION agent_state._guard_scope()',
+                t.name || '_0_scope_guard', t.tbl);
+        END IF;
         IF NOT EXISTS (
             SELECT FROM pg_catalog.pg_policy AS p
             WHERE p.polrelid = t.tbl AND p.polname = 'owner_bypass'
@@ -89,7 +113,7 @@ BEGIN
                 t.tbl);
         END IF;
     END LOOP;
-    -- config_dump (see above): tables and the sequences of identity columns.
+    -- config_dump (see above): every table (and sequence, should one be added).
     IF EXISTS (SELECT FROM pg_catalog.pg_extension AS e WHERE e.extname = 'agent_state') THEN
         FOR t IN
             SELECT c.oid::regclass AS tbl

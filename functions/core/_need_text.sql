@@ -8,13 +8,15 @@ BEGIN
     IF val IS NULL THEN
         RAISE EXCEPTION USING ERRCODE = '22004', MESSAGE = arg || ': must not be null';
     END IF;
-    IF pg_catalog.btrim(val, E' \t\r\n') = '' THEN
-        RAISE EXCEPTION USING ERRCODE = '22023', MESSAGE = arg || ': must not be empty';
-    END IF;
-    IF pg_catalog.length(val) > max_len THEN
+    -- The length first, before anything copies the value: octet_length reads a
+    -- stored value's size from its header, and a character takes at most 4 bytes.
+    IF pg_catalog.octet_length(val) > max_len::bigint * 4 OR pg_catalog.length(val) > max_len THEN
         RAISE EXCEPTION USING
             ERRCODE = '22023',
             MESSAGE = pg_catalog.format('%s: longer than %s characters', arg, max_len);
+    END IF;
+    IF pg_catalog.btrim(val, E' \t\r\n') = '' THEN
+        RAISE EXCEPTION USING ERRCODE = '22023', MESSAGE = arg || ': must not be empty';
     END IF;
 END
 $$;

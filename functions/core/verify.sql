@@ -176,31 +176,6 @@ BEGIN
     WHERE pg_catalog.pg_get_userbyid(h.host) OPERATOR(pg_catalog.<>) h.host_name
     ORDER BY h.runtime_agent_id, h.host_name;
 
-    -- Identity sequences must be past every stored value (a restore sets them).
-    FOR item IN
-        SELECT c.oid::regclass AS tbl, a.attname,
-               pg_catalog.pg_get_serial_sequence(c.oid::regclass::text, a.attname) AS seq
-        FROM pg_catalog.pg_attribute AS a
-        JOIN pg_catalog.pg_class AS c ON c.oid = a.attrelid
-        WHERE c.relnamespace = 'agent_state'::regnamespace AND a.attidentity <> ''
-          AND NOT a.attisdropped
-        ORDER BY 1, 2
-    LOOP
-        EXECUTE pg_catalog.format(
-            'SELECT pg_catalog.format(''next value %%s, stored values up to %%s'', '
-            || '(SELECT CASE WHEN s.is_called THEN s.last_value + 1 ELSE s.last_value END FROM %s AS s), '
-            || 'pg_catalog.max(%I)) '
-            || 'FROM %s HAVING pg_catalog.max(%I) >= '
-            || '(SELECT CASE WHEN s.is_called THEN s.last_value + 1 ELSE s.last_value END FROM %s AS s)',
-            item.seq, item.attname, item.tbl, item.attname, item.seq)
-        INTO failed;
-        IF failed IS NOT NULL THEN
-            check_name := 'sequence';
-            object := item.seq;
-            detail := failed;
-            RETURN NEXT;
-        END IF;
-    END LOOP;
 END
 $$;
 

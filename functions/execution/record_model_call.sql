@@ -35,8 +35,8 @@ BEGIN
     END IF;
     IF NOT coalesce(
         run IS NOT NULL AND snapshot IS NOT NULL AND request IS NOT NULL
-        AND pg_catalog.btrim(provider, E' \t\r\n') <> '' AND pg_catalog.length(provider) <= 200
-        AND pg_catalog.btrim(model, E' \t\r\n') <> '' AND pg_catalog.length(model) <= 200
+        AND pg_catalog.length(provider) <= 200 AND pg_catalog.btrim(provider, E' \t\r\n') <> ''
+        AND pg_catalog.length(model) <= 200 AND pg_catalog.btrim(model, E' \t\r\n') <> ''
         AND tokens >= 0 AND tokens <= 1e15 AND tokens = pg_catalog.trunc(tokens)
         AND cost_usd >= 0 AND cost_usd <= 1e12
         AND status = ANY (ARRAY['ok', 'error', 'timeout']), false) THEN

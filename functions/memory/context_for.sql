@@ -62,7 +62,7 @@ BEGIN
             SELECT true AS known, x.body, x.author_id, x.audience
             FROM agent_state.messages AS x
             WHERE x.runtime_agent_id = agent AND x.conversation_id = conversation
-            ORDER BY x.observed_at DESC, x.seq DESC
+            ORDER BY x.observed_at DESC, x.created_at DESC, x.message_id DESC
             LIMIT 1
         ) AS m ON true
         WHERE c.runtime_agent_id = agent AND c.conversation_id = conversation;

@@ -49,7 +49,7 @@ BEGIN
             FROM agent_state.messages AS x
             WHERE x.runtime_agent_id = agent AND x.conversation_id = conversation
               AND (as_of IS NULL OR x.created_at <= as_of)
-            ORDER BY x.observed_at DESC, x.seq DESC
+            ORDER BY x.observed_at DESC, x.created_at DESC, x.message_id DESC
             LIMIT 1
         ) AS m ON true
         WHERE c.runtime_agent_id = agent AND c.conversation_id = conversation;

@@ -74,6 +74,15 @@ $drop$;
 -- include: functions/execution/_check_snapshot.sql
 -- include: functions/execution/_check_snapshot_sources.sql
 -- include: functions/core/verify.sql
+-- include: functions/core/_number_per_agent.sql
+-- include: functions/core/_guard_scope.sql
+-- include: functions/memory/recall.sql
+-- include: functions/memory/context_for.sql
+-- include: functions/core/_need_text.sql
+-- include: functions/memory/remember.sql
+-- include: functions/memory/amend.sql
+-- include: functions/execution/record_tool_call.sql
+-- include: functions/execution/record_model_call.sql
 
 -- Hosting grants: the role as regrole (the primary key and index follow).
 ALTER TABLE agent_state.agent_hosts ALTER COLUMN host TYPE regrole USING host::regrole;
@@ -217,21 +226,30 @@ BEFORE INSERT ON agent_state.checkpoints
 FOR EACH ROW WHEN (NOT agent_state._restoring())
 EXECUTE FUNCTION agent_state._checkpoint_before_insert();
 
-DO $$
-DECLARE
-    t text;
-BEGIN
-    FOREACH t IN ARRAY ARRAY['runs', 'prompt_snapshots', 'model_calls', 'tool_calls', 'tool_results', 'checkpoints'] LOOP
-        EXECUTE pg_catalog.format(
-            'CREATE TRIGGER %I BEFORE INSERT ON agent_state.%I FOR EACH ROW '
-            || 'WHEN (NOT agent_state._restoring() '
-            || 'AND NOT pg_catalog.pg_has_role(current_user, ''agent_state_operator'', ''MEMBER'')) '
-            || 'EXECUTE FUNCTION agent_state._guard_scope()',
-            t || '_0_scope_guard', t);
-    END LOOP;
-END
-$$;
 
--- The whole-schema passes: stamp triggers, config_dump registration, grants.
+-- No global sequences: per-agent numbers (a sequence let one perspective count
+-- another's activity). Existing numbers stay as they are.
+ALTER TABLE agent_state.memory_imports ALTER COLUMN import_id DROP IDENTITY;
+ALTER TABLE agent_state.memory_shares ALTER COLUMN share_id DROP IDENTITY;
+ALTER TABLE agent_state.persona_activations ALTER COLUMN activation_id DROP IDENTITY;
+CREATE TRIGGER persona_activations_number
+BEFORE INSERT ON agent_state.persona_activations
+FOR EACH ROW WHEN (NOT agent_state._restoring())
+EXECUTE FUNCTION agent_state._number_per_agent('activation_id');
+CREATE TRIGGER memory_imports_number
+BEFORE INSERT ON agent_state.memory_imports
+FOR EACH ROW WHEN (NOT agent_state._restoring())
+EXECUTE FUNCTION agent_state._number_per_agent('import_id');
+CREATE TRIGGER memory_shares_number
+BEFORE INSERT ON agent_state.memory_shares
+FOR EACH ROW WHEN (NOT agent_state._restoring())
+EXECUTE FUNCTION agent_state._number_per_agent('share_id');
+DROP INDEX agent_state.messages_latest_idx;
+ALTER TABLE agent_state.messages DROP COLUMN seq;
+CREATE INDEX messages_latest_idx
+ON agent_state.messages (runtime_agent_id, conversation_id, observed_at DESC, created_at DESC, message_id DESC);
+
+-- The whole-schema passes: stamp and scope-guard triggers, config_dump
+-- registration, grants.
 -- include: sql/security.sql
 -- include: sql/privileges.sql

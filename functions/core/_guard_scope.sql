@@ -1,9 +1,9 @@
--- Insert triggers of the execution tables run before row-level security checks
--- the new row, and they read other rows as the owner. So that a role granted
--- table privileges learns nothing about an agent it may not act for (not even
--- through which error it gets), a guard trigger fires first on each of those
--- tables (created in a loop at the end of sql/execution.sql): the role running
--- the INSERT must be allowed to act for the row's agent (42501). Deliberately not SECURITY DEFINER: current_user is the role
+-- Insert triggers that run as the owner (SECURITY DEFINER) read other rows before
+-- row-level security checks the new row. So that a role granted table privileges
+-- learns nothing about an agent it may not act for (not even through which error
+-- it gets), a guard trigger fires first on each of those tables (created by the
+-- security pass, sql/security.sql): the role running the INSERT must be allowed
+-- to act for the row's agent (42501). Deliberately not SECURITY DEFINER: current_user is the role
 -- running the INSERT. Inside our SECURITY DEFINER functions (which bind the
 -- caller before writing) that is the owner, normally a superuser, and operators
 -- may act for every agent: for them the membership test answers at once, without
