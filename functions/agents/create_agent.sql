@@ -12,6 +12,7 @@ AS $$
 DECLARE
     new_id uuid;
 BEGIN
+    PERFORM agent_state._json_within(settings, 'settings', 1000000);
     IF NOT agent_state._caller_is_operator() THEN
         RAISE EXCEPTION USING
             ERRCODE = '42501',

@@ -25,4 +25,5 @@ $$;
 
 COMMENT ON FUNCTION agent_state.grant_hosting(uuid, regrole) IS
 'grant_hosting(agent, host) (operator): role host (and its members) may act for agent. '
-'Granting twice is a no-op. A host role that does not exist raises 22023.';
+'Granting twice is a no-op. A role name that does not exist fails as PostgreSQL reads it as a '
+'regrole, before the call (42704); an OID that names no role: 22023.';

@@ -15,4 +15,5 @@ $$;
 
 COMMENT ON FUNCTION agent_state.revoke_hosting(uuid, regrole) IS
 'revoke_hosting(agent, host) (operator): host may no longer act for agent, from the '
-'next statement on. Revoking a grant that does not exist is a no-op.';
+'next statement on. Revoking a grant that does not exist is a no-op. A role name that does not '
+'exist fails as PostgreSQL reads it as a regrole, before the call (42704).';

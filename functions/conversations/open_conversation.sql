@@ -19,6 +19,15 @@ BEGIN
     PERFORM agent_state._need_text(external_ref, 'external_ref', 1000);
     PERFORM agent_state._need_one_of(kind, 'kind', ARRAY['direct', 'group', 'public']);
 
+    -- A lookup of a conversation that exists writes nothing (so it works on a
+    -- standby and in a read-only transaction); a new one is inserted, and a
+    -- concurrent insert of the same one is found by the second lookup.
+    SELECT c.conversation_id INTO conv
+    FROM agent_state.conversations AS c
+    WHERE c.runtime_agent_id = agent AND c.connector = connector AND c.external_ref = external_ref;
+    IF FOUND THEN
+        RETURN conv;
+    END IF;
     INSERT INTO agent_state.conversations AS c (runtime_agent_id, connector, external_ref, kind)
     VALUES (agent, connector, external_ref, kind)
     ON CONFLICT ON CONSTRAINT conversations_external_key DO NOTHING

@@ -10,6 +10,7 @@ AS $$
 DECLARE
     unknown text;
 BEGIN
+    PERFORM agent_state._json_within(budget, 'budget', 1000000);
     PERFORM agent_state._need_json(budget, 'budget', ARRAY['object']);
     SELECT k INTO unknown
     FROM pg_catalog.jsonb_object_keys(budget - ARRAY['tokens', 'cost_usd', 'tool_calls', 'wall_time_seconds']) AS k

@@ -7,6 +7,7 @@ AS $$
 DECLARE
     unknown text;
 BEGIN
+    PERFORM agent_state._json_within(usage, 'usage', 1000000);
     PERFORM agent_state._need_json(usage, 'usage', ARRAY['object']);
     IF (usage - ARRAY['tokens', 'cost_usd']) = '{}'::jsonb THEN
         tokens := coalesce(agent_state._json_amount(usage, 'usage', 'tokens', false, true, 1e15), 0);

@@ -10,6 +10,7 @@ DECLARE
     n integer;
 BEGIN
     PERFORM agent_state._bind(agent);
+    PERFORM agent_state._json_within(frontier, 'frontier');
     IF NOT coalesce(run IS NOT NULL AND pg_catalog.jsonb_typeof(frontier) IN ('object', 'array'), false) THEN
         PERFORM agent_state._need(run, 'run');
         PERFORM agent_state._need_json(frontier, 'frontier', ARRAY['object', 'array']);

@@ -17,6 +17,7 @@ DECLARE
     wall numeric;
 BEGIN
     PERFORM agent_state._bind(agent);
+    PERFORM agent_state._json_within(task_context, 'task_context');
     PERFORM agent_state._need(run, 'run');
     PERFORM agent_state._need_json(task_context, 'task_context', ARRAY['object', 'array']);
     -- null keeps every limit: the same as an empty object.

@@ -14,6 +14,7 @@ DECLARE
     st text;
 BEGIN
     PERFORM agent_state._bind(agent);
+    PERFORM agent_state._json_within(detail, 'detail');
     PERFORM agent_state._need(run, 'run');
     PERFORM agent_state._need_one_of(outcome, 'outcome',
         ARRAY['succeeded', 'failed', 'cancelled', 'handed_off']);

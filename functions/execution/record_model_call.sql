@@ -23,6 +23,9 @@ DECLARE
     call_id uuid;
 BEGIN
     PERFORM agent_state._bind(agent);
+    PERFORM agent_state._json_within(request, 'request');
+    PERFORM agent_state._json_within(response, 'response');
+    PERFORM agent_state._json_within(usage, 'usage', 1000000);
     -- Hot path: the usual well-formed arguments are checked inline, in one
     -- expression. Anything else takes the helpers in argument order, which raise
     -- the error of the first bad argument (or parse an unusual valid usage).

@@ -18,6 +18,7 @@ DECLARE
     call_id uuid;
 BEGIN
     PERFORM agent_state._bind(agent);
+    PERFORM agent_state._json_within(input, 'input');
     -- Hot path: well-formed arguments pass one inline check; otherwise the
     -- helpers, in argument order, raise the error of the first bad one.
     IF NOT coalesce(run IS NOT NULL AND input IS NOT NULL

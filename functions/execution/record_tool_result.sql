@@ -12,6 +12,7 @@ AS $$
 #variable_conflict use_variable
 BEGIN
     PERFORM agent_state._bind(agent);
+    PERFORM agent_state._json_within(output, 'output');
     IF NOT coalesce(tool_call IS NOT NULL AND output IS NOT NULL
                     AND status = ANY (ARRAY['ok', 'error', 'unconfirmed']), false) THEN
         PERFORM agent_state._need(tool_call, 'tool_call');

@@ -22,6 +22,7 @@ DECLARE
     snap uuid;
 BEGIN
     PERFORM agent_state._bind(agent);
+    PERFORM agent_state._json_within(memory, 'memory');
     -- Hot path: well-formed arguments pass one inline check; otherwise the
     -- helpers, in argument order, raise the error of the first bad one.
     IF NOT coalesce(run IS NOT NULL AND pg_catalog.jsonb_typeof(memory) = 'array' AND messages IS NOT NULL

@@ -12,6 +12,10 @@
 -- provenance line written by export_markdown ("(entry <uuid>, revision n, ...)")
 -- keeps only the lines after it, and the export's own "## Persona (revision n)" /
 -- "## Persona (none)" and "## Tool grants" sections are skipped.
+--
+-- Linear in the document: an item's lines are collected in an array (PL/pgSQL
+-- appends to an array variable in place) and joined once, when the item ends;
+-- appending to a string would copy it for every line.
 CREATE FUNCTION agent_state._markdown_items(document text)
 RETURNS TABLE (line_no integer, body text, subject_ref uuid)
 LANGUAGE plpgsql
@@ -25,11 +29,12 @@ DECLARE
     in_fence boolean := false;
     skipping boolean := false;
     prev_blank boolean := true;
-    cur text;
+    cur text [];
     cur_line integer;
     subj uuid;
     m text [];
     heading text;
+    first_line text;
 BEGIN
     FOREACH ln IN ARRAY pg_catalog.string_to_array(
         pg_catalog.replace(document, E'\r\n', E'\n'), E'\n') LOOP
@@ -49,21 +54,26 @@ BEGIN
         -- Inside an item: lines indented two spaces or a tab (nested lists too)
         -- continue it; one space continues it unless the line is a sibling item.
         IF cur IS NOT NULL AND (ln ~ E'^(  |\t)' OR (ln ~ '^ ' AND ln !~ E'^ [-*]([ \t]|$)')) THEN
-            cur := CASE WHEN cur = '' THEN '' ELSE cur || E'\n' END || pg_catalog.btrim(ln, E' \t');
+            cur := cur || pg_catalog.btrim(ln, E' \t');
             prev_blank := false;
             CONTINUE;
         END IF;
 
         m := pg_catalog.regexp_match(ln, E'^ {0,3}[-*](?:[ \t]+(.*))?$');
         IF m IS NOT NULL AND ln !~ E'^ {0,3}([-*])([ \t]*\\1){2,}[ \t]*$' THEN
-            IF cur IS NOT NULL AND NOT skipping AND pg_catalog.btrim(cur, E' \t\n') <> '' THEN
-                line_no := cur_line; body := cur; subject_ref := subj;
+            body := pg_catalog.array_to_string(cur, E'\n');
+            IF cur IS NOT NULL AND NOT skipping AND pg_catalog.btrim(body, E' \t\n') <> '' THEN
+                line_no := cur_line; subject_ref := subj;
                 RETURN NEXT;
             END IF;
-            cur := pg_catalog.btrim(coalesce(m[1], ''), E' \t');
-            IF cur ~ '^\(entry [0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}, revision [0-9]+, .*\)$' THEN
-                cur := '';
-            END IF;
+            first_line := pg_catalog.btrim(coalesce(m[1], ''), E' \t');
+            -- Empty, or a provenance line of an export: the item is its other lines.
+            cur := CASE
+                WHEN first_line = ''
+                  OR first_line ~ '^\(entry [0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}, revision [0-9]+, .*\)$'
+                THEN '{}'::text []
+                ELSE ARRAY[first_line]
+            END;
             cur_line := n;
             prev_blank := false;
             CONTINUE;
@@ -73,11 +83,12 @@ BEGIN
         IF cur IS NOT NULL AND NOT prev_blank
             AND ln !~ '^ {0,3}(#{1,6}([ \t]|$)|```|~~~)'
             AND ln !~ E'^ {0,3}([-*_])([ \t]*\\1){2,}[ \t]*$' THEN
-            cur := CASE WHEN cur = '' THEN '' ELSE cur || E'\n' END || pg_catalog.btrim(ln, E' \t');
+            cur := cur || pg_catalog.btrim(ln, E' \t');
             CONTINUE;
         END IF;
-        IF cur IS NOT NULL AND NOT skipping AND pg_catalog.btrim(cur, E' \t\n') <> '' THEN
-            line_no := cur_line; body := cur; subject_ref := subj;
+        body := pg_catalog.array_to_string(cur, E'\n');
+        IF cur IS NOT NULL AND NOT skipping AND pg_catalog.btrim(body, E' \t\n') <> '' THEN
+            line_no := cur_line; subject_ref := subj;
             RETURN NEXT;
         END IF;
         cur := NULL;
@@ -100,8 +111,9 @@ BEGIN
             END IF;
         END IF;
     END LOOP;
-    IF cur IS NOT NULL AND NOT skipping AND pg_catalog.btrim(cur, E' \t\n') <> '' THEN
-        line_no := cur_line; body := cur; subject_ref := subj;
+    body := pg_catalog.array_to_string(cur, E'\n');
+    IF cur IS NOT NULL AND NOT skipping AND pg_catalog.btrim(body, E' \t\n') <> '' THEN
+        line_no := cur_line; subject_ref := subj;
         RETURN NEXT;
     END IF;
 END

@@ -14,6 +14,8 @@ LANGUAGE plpgsql
 STABLE
 SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
+-- Full-text parsing of a word over 2,047 characters raises a NOTICE per row: noise.
+SET client_min_messages = warning
 AS $$
 #variable_conflict use_variable
 DECLARE
@@ -27,6 +29,11 @@ BEGIN
     END IF;
     IF max_results < 1 THEN
         RAISE EXCEPTION USING ERRCODE = '22023', MESSAGE = 'max_results: must be at least 1';
+    END IF;
+    -- Ages are measured from as_of: it must be a moment (an infinite one has no
+    -- age to decay by).
+    IF NOT pg_catalog.isfinite(as_of) THEN
+        RAISE EXCEPTION USING ERRCODE = '22023', MESSAGE = 'as_of: must be a finite timestamp';
     END IF;
     IF pg_catalog.length(query) > 10000 THEN
         RAISE EXCEPTION USING ERRCODE = '22023', MESSAGE = 'query: longer than 10000 characters';
@@ -81,5 +88,5 @@ COMMENT ON FUNCTION agent_state.recall(uuid, text, uuid, uuid, integer, timestam
 'evidence), or as they were at as_of. score = text_rank * (1 + subject_boost if subject = '
 'current_subject) * 0.5 ^ (age / recency_half_life); null or blank query: text_rank 1. Order: '
 'score desc, newest, entry id. max_results: null 22004, < 1 22023, capped at 1000. query over '
-'10,000 characters: 22023. Unknown conversation or current_subject: P0002 (23503 if another '
+'10,000 characters, infinite as_of: 22023. Unknown conversation or current_subject: P0002 (23503 if another '
 'perspective''s).';

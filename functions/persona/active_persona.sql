@@ -22,4 +22,5 @@ $$;
 
 COMMENT ON FUNCTION agent_state.active_persona(uuid, timestamptz) IS
 'active_persona(agent, as_of => null) -> (revision, body, activated_at): the active '
-'revision now, or at the moment as_of. No row when none was active then.';
+'revision now, or at the moment as_of (''infinity'': now; ''-infinity'': before any). No row '
+'when none was active then.';

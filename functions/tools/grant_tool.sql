@@ -18,14 +18,9 @@ BEGIN
     PERFORM agent_state._need_text(tool, 'tool', 200);
     PERFORM agent_state._need(enabled, 'enabled');
     PERFORM agent_state._need(config, 'config');
-    IF pg_catalog.pg_column_size(config) > 1000000 THEN
-        RAISE EXCEPTION USING ERRCODE = '22023', MESSAGE = 'config: larger than 1,000,000 bytes';
-    END IF;
     -- Bounded nesting keeps every later walk over a grant's config (validation,
     -- export) far from the stack limit.
-    IF pg_catalog.jsonb_path_exists(config, 'strict $.**{33}') THEN
-        RAISE EXCEPTION USING ERRCODE = '22023', MESSAGE = 'config: nested deeper than 32 levels';
-    END IF;
+    PERFORM agent_state._json_within(config, 'config', 1000000, 32);
 
     -- FOR SHARE: the contract cannot be replaced while this grant is validated
     -- against it.

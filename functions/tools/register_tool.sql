@@ -21,9 +21,7 @@ BEGIN
     END IF;
     PERFORM agent_state._need_text(version, 'version', 200);
     PERFORM agent_state._need(config_schema, 'config_schema');
-    IF pg_catalog.pg_column_size(config_schema) > 1000000 THEN
-        RAISE EXCEPTION USING ERRCODE = '22023', MESSAGE = 'config_schema: larger than 1,000,000 bytes';
-    END IF;
+    PERFORM agent_state._json_within(config_schema, 'config_schema', 1000000);
     PERFORM agent_state._check_json_schema(config_schema, 'config_schema');
 
     INSERT INTO agent_state.tools AS t (tool_name, version, config_schema, revision)

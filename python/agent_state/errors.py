@@ -165,3 +165,11 @@ def _mapped(function: str | None = None) -> Iterator[None]:
         if function is None:
             raise
         raise InvalidArgument(f"{function}: an argument cannot be encoded: {e}") from e
+    except RecursionError as e:
+        # Python's json module recurses once per level and gives up near 1,000; the
+        # server refuses JSON arguments nested deeper than 200 levels (22023).
+        if function is None:
+            raise
+        raise InvalidArgument(
+            f"{function}: a JSON value is nested too deeply (agent_state accepts 200 levels)"
+        ) from e

@@ -49,40 +49,59 @@ BEGIN
 END
 $drop$;
 
--- Replaceable code.
--- include: functions/core/version.sql
--- include: functions/core/_restoring.sql
--- include: functions/core/_holds_hosting.sql
--- include: functions/core/_bind.sql
--- include: functions/core/_may_act.sql
--- include: functions/core/_hosted_agents.sql
+-- Replaceable code: every function that changed or is new, from its file.
+-- include: functions/agents/create_agent.sql
 -- include: functions/agents/grant_hosting.sql
--- include: functions/memory/_redaction_allowed.sql
--- include: functions/execution/_run_budget.sql
--- include: functions/execution/recover_run.sql
--- include: functions/tools/_check_tool_current.sql
--- include: functions/tools/_check_tool.sql
--- include: functions/memory/_guard_memory_redaction.sql
--- include: functions/memory/_check_revision.sql
--- include: functions/memory/_check_memory_revision.sql
--- include: functions/memory/_check_redaction.sql
--- include: functions/memory/_check_memory_redaction.sql
--- include: functions/persona/_check_persona.sql
--- include: functions/persona/_check_persona_active.sql
+-- include: functions/agents/revoke_hosting.sql
 -- include: functions/conversations/_check_audience.sql
 -- include: functions/conversations/_check_message_audience.sql
+-- include: functions/conversations/open_conversation.sql
+-- include: functions/core/_bind.sql
+-- include: functions/core/_guard_scope.sql
+-- include: functions/core/_holds_hosting.sql
+-- include: functions/core/_hosted_agents.sql
+-- include: functions/core/_json_within.sql
+-- include: functions/core/_may_act.sql
+-- include: functions/core/_need_text.sql
+-- include: functions/core/_number_per_agent.sql
+-- include: functions/core/_restoring.sql
+-- include: functions/core/verify.sql
+-- include: functions/core/version.sql
+-- include: functions/execution/_budget_limits.sql
 -- include: functions/execution/_check_snapshot.sql
 -- include: functions/execution/_check_snapshot_sources.sql
--- include: functions/core/verify.sql
--- include: functions/core/_number_per_agent.sql
--- include: functions/core/_guard_scope.sql
--- include: functions/memory/recall.sql
--- include: functions/memory/context_for.sql
--- include: functions/core/_need_text.sql
--- include: functions/memory/remember.sql
--- include: functions/memory/amend.sql
--- include: functions/execution/record_tool_call.sql
+-- include: functions/execution/_run_budget.sql
+-- include: functions/execution/_usage_amounts.sql
+-- include: functions/execution/checkpoint.sql
+-- include: functions/execution/continue_run.sql
+-- include: functions/execution/finish_run.sql
 -- include: functions/execution/record_model_call.sql
+-- include: functions/execution/record_tool_call.sql
+-- include: functions/execution/record_tool_result.sql
+-- include: functions/execution/recover_run.sql
+-- include: functions/execution/snapshot_prompt.sql
+-- include: functions/markdown/_markdown_items.sql
+-- include: functions/markdown/import_markdown.sql
+-- include: functions/memory/_check_memory_redaction.sql
+-- include: functions/memory/_check_memory_revision.sql
+-- include: functions/memory/_check_redaction.sql
+-- include: functions/memory/_check_revision.sql
+-- include: functions/memory/_guard_memory_redaction.sql
+-- include: functions/memory/_redaction_allowed.sql
+-- include: functions/memory/amend.sql
+-- include: functions/memory/context_for.sql
+-- include: functions/memory/forget.sql
+-- include: functions/memory/note.sql
+-- include: functions/memory/recall.sql
+-- include: functions/memory/redact.sql
+-- include: functions/memory/remember.sql
+-- include: functions/persona/_check_persona.sql
+-- include: functions/persona/_check_persona_active.sql
+-- include: functions/persona/active_persona.sql
+-- include: functions/tools/_check_tool.sql
+-- include: functions/tools/_check_tool_current.sql
+-- include: functions/tools/grant_tool.sql
+-- include: functions/tools/register_tool.sql
 
 -- Hosting grants: the role as regrole (the primary key and index follow).
 ALTER TABLE agent_state.agent_hosts ALTER COLUMN host TYPE regrole USING host::regrole;

@@ -356,3 +356,15 @@ def wait_for_replay(primary_dsn: str, standby_dsn: str, timeout: float = 60) -> 
             if time.monotonic() > deadline:
                 raise AssertionError("the standby did not replay the primary's WAL in time")
             time.sleep(0.05)
+
+
+def function_files(diff: list[str]) -> set[str]:
+    """The function files (functions/<domain>/<name>.sql) behind differing functions."""
+    out: set[str] = set()
+    for line in diff:
+        m = re.match(r"function agent_state\.(\w+)\(", line)
+        if m:
+            out.update(
+                str(path.relative_to(ROOT)) for path in ROOT.glob(f"functions/*/{m.group(1)}.sql")
+            )
+    return out

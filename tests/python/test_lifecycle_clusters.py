@@ -38,6 +38,9 @@ READ_VERBS = {
     " tool => 'search')",
     "export_markdown": "SELECT agent_state.export_markdown(agent => %(agent)s)",
     "version": "SELECT agent_state.version()",
+    # Not a read verb of SPEC, but a lookup of what exists should not need to write.
+    "open_conversation of an existing one": "SELECT agent_state.open_conversation("
+    "agent => %(agent)s, connector => 'slack', external_ref => 'C1')",
 }
 
 WRITE_VERBS = {
@@ -53,6 +56,8 @@ WRITE_VERBS = {
     " frontier => '{}')",
     "resolve_actor": "SELECT agent_state.resolve_actor(agent => %(agent)s, connector => 'slack',"
     " external_id => 'U-new')",
+    "open_conversation": "SELECT agent_state.open_conversation(agent => %(agent)s,"
+    " connector => 'slack', external_ref => 'C-new')",
 }
 
 

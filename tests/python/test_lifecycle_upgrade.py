@@ -99,7 +99,10 @@ def test_upgrade_equals_a_fresh_install(admin_dsn: str, mode: str, release: str)
         before = without_dropped(rows_with_role_names(old))
         assert upgrade(old, mode) == lc.control_version()
         lc.install(fresh, mode)
-        assert lc.catalog_diff(lc.catalog(old), lc.catalog(fresh)) == []
+        diff = lc.catalog_diff(lc.catalog(old), lc.catalog(fresh))
+        assert diff == [], "the upgrade script misses (functions: add '-- include:' lines):\n" + (
+            "\n".join(sorted(lc.function_files(diff))) + "\n" + "\n".join(diff)
+        )
         assert rows_with_role_names(old) == before
         assert lc.verify(old) == []
         lc.still_works(old)

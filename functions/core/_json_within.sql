@@ -1,0 +1,36 @@
+-- Size and depth limits of a JSON argument, checked before anything else reads it:
+-- at most max_bytes stored bytes (pg_column_size reads the header of a stored
+-- value) and at most max_depth levels of nesting (a scalar in the top-level object
+-- or array is level 1), so that every later walk over the value stays far from
+-- the stack limit. 22023 naming the argument. A value nested so deep that
+-- PostgreSQL cannot parse it (thousands of levels) fails before any function runs,
+-- with PostgreSQL's own 54001.
+--
+-- Limits (README): 10,000,000 bytes for request, response, input, output, frontier,
+-- task_context, detail and memory; 1,000,000 for settings, budget, usage, config and
+-- config_schema; 200 levels, 32 for a tool grant's config.
+CREATE FUNCTION agent_state._json_within(
+    val jsonb,
+    arg text,
+    max_bytes integer DEFAULT 10000000,
+    max_depth integer DEFAULT 200
+)
+RETURNS void
+LANGUAGE plpgsql
+IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF pg_catalog.pg_column_size(val) > max_bytes THEN
+        RAISE EXCEPTION USING
+            ERRCODE = '22023',
+            MESSAGE = pg_catalog.format('%s: larger than %s bytes', arg,
+                                        pg_catalog.to_char(max_bytes, 'FM999,999,999,999'));
+    END IF;
+    IF pg_catalog.jsonb_path_exists(val, ('strict $.**{' || (max_depth + 1) || '}')::jsonpath) THEN
+        RAISE EXCEPTION USING
+            ERRCODE = '22023',
+            MESSAGE = pg_catalog.format('%s: nested deeper than %s levels', arg, max_depth);
+    END IF;
+END
+$$;
