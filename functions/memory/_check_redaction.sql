@@ -1,5 +1,5 @@
--- A redacted entry: every revision carries the marker, and the entry is retired
--- with the marker as its body. Run at commit of a redaction and by verify().
+-- A redacted entry: every revision carries the marker, the entry is retired with
+-- the marker as its body, and no embedding of its text is left. Run at commit of a redaction and by verify().
 CREATE FUNCTION agent_state._check_redaction(agent uuid, entry uuid)
 RETURNS void
 LANGUAGE plpgsql
@@ -15,6 +15,9 @@ BEGIN
         SELECT FROM agent_state.memory_entries AS e
         WHERE e.runtime_agent_id = agent AND e.entry_id = entry
           AND (e.live OR e.body <> '[redacted]')
+    ) OR EXISTS (
+        SELECT FROM agent_state.memory_embeddings AS x
+        WHERE x.runtime_agent_id = agent AND x.entry_id = entry
     ) THEN
         RAISE EXCEPTION USING
             ERRCODE = '23514',

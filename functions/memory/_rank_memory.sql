@@ -16,7 +16,9 @@ CREATE FUNCTION agent_state._rank_memory(
     current_subject uuid,
     max_results integer,
     as_of timestamptz,
-    fill boolean
+    fill boolean,
+    query_embedding real [],
+    embedding_model text
 )
 RETURNS TABLE (
     entry uuid, revision integer, body text, subject uuid, score double precision,
@@ -36,6 +38,8 @@ DECLARE
     half_life_s double precision;
     ref_time timestamptz := coalesce(as_of, pg_catalog.now());
     n integer := LEAST(max_results, 1000);
+    vschema name;
+    found_ids uuid [] := '{}';
 BEGIN
     SELECT a.settings INTO settings FROM agent_state.agents AS a WHERE a.runtime_agent_id = agent;
     IF settings ? 'subject_boost' THEN
@@ -63,6 +67,84 @@ BEGIN
     IF NOT half_life_s > 0 THEN
         RAISE EXCEPTION USING
             ERRCODE = '22023', MESSAGE = 'settings: recency_half_life must be a positive interval';
+    END IF;
+
+    -- The semantic axis: the lexical matches and the eligible revisions nearest to
+    -- the query embedding (at least 50, or 5 x max_results), fused by reciprocal
+    -- rank, 1/(60 + lexical rank) + 1/(60 + vector rank), which then takes the
+    -- subject boost and recency decay in place of text_rank. The nearest are taken
+    -- among the eligible revisions only (an exact scan of the agent's eligible,
+    -- embedded revisions), so an ineligible one never takes an eligible one's
+    -- place. Dynamic SQL: pgvector's type and operator are named by the schema it
+    -- is installed in, which this function learns at run time.
+    IF query_embedding IS NOT NULL THEN
+        vschema := agent_state._vector_schema('query_embedding');
+        FOR entry, revision, body, subject, score, text_rank, subject_match, age IN EXECUTE
+            pg_catalog.format($hybrid$
+            WITH lex AS (
+                SELECT h.entry_id, h.revision, h.body, h.subject_id, h.revised_at, h.text_rank,
+                       pg_catalog.row_number() OVER (
+                           ORDER BY h.text_rank DESC, h.revised_at DESC, h.entry_id) AS lr
+                FROM agent_state._eligible_memory($1, $2, $3, $4, $5, $6) AS h
+                WHERE $2 IS NOT NULL
+            ),
+            vec AS (
+                SELECT v.entry_id, v.revision, v.body, v.subject_id, v.revised_at,
+                       pg_catalog.row_number() OVER (
+                           ORDER BY v.distance, v.revised_at DESC, v.entry_id) AS vr
+                FROM (
+                    SELECT h.entry_id, h.revision, h.body, h.subject_id, h.revised_at,
+                           x.embedding::%1$I.vector OPERATOR(%1$I.<=>) $7::%1$I.vector AS distance
+                    FROM agent_state._eligible_memory($1, NULL, $3, $4, $5, $6) AS h
+                    JOIN agent_state.memory_embeddings AS x
+                      ON x.runtime_agent_id = $1 AND x.entry_id = h.entry_id
+                     AND x.revision = h.revision AND x.model = $8
+                    ORDER BY 6, h.revised_at DESC, h.entry_id
+                    LIMIT $9
+                ) AS v
+            ),
+            fused AS (
+                SELECT coalesce(l.entry_id, v.entry_id) AS entry_id,
+                       coalesce(l.revision, v.revision) AS revision,
+                       coalesce(l.body, v.body) AS body,
+                       coalesce(l.subject_id, v.subject_id) AS subject_id,
+                       coalesce(l.revised_at, v.revised_at) AS revised_at,
+                       coalesce(l.text_rank, 0::double precision) AS text_rank,
+                       coalesce(1 / (60 + l.lr::double precision), 0)
+                       + coalesce(1 / (60 + v.vr::double precision), 0) AS rrf
+                FROM lex AS l
+                FULL JOIN vec AS v ON v.entry_id = l.entry_id
+            )
+            SELECT t.entry_id, t.revision, t.body, t.subject_id, t.score, t.text_rank,
+                   coalesce(t.subject_id = $10, false), GREATEST($12 - t.revised_at, interval '0')
+            FROM (
+                SELECT f.*, agent_state._memory_score(f.rrf, f.subject_id, f.revised_at, $10, $11,
+                                                      $12, $13) AS score
+                FROM fused AS f
+            ) AS t
+            ORDER BY t.score DESC, t.revised_at DESC, t.entry_id
+            LIMIT $14
+            $hybrid$, vschema)
+            USING agent, query, target_conversation, target_known, target_audience, as_of,
+                  query_embedding, embedding_model, GREATEST(50, 5 * n), current_subject, boost,
+                  ref_time, half_life_s, n
+        LOOP
+            found_ids := found_ids || entry;
+            RETURN NEXT;
+        END LOOP;
+        IF fill AND pg_catalog.cardinality(found_ids) < n THEN
+            -- context_for: the newest other eligible entries fill up.
+            RETURN QUERY
+            SELECT f.entry_id, f.revision, f.body, f.subject_id, 0::double precision,
+                   0::double precision, coalesce(f.subject_id = current_subject, false),
+                   GREATEST(ref_time - f.revised_at, interval '0')
+            FROM agent_state._eligible_memory_live(agent, target_conversation, target_known,
+                                                   target_audience) AS f
+            WHERE f.entry_id <> ALL (found_ids)
+            ORDER BY f.revised_at DESC, f.entry_id
+            LIMIT n - pg_catalog.cardinality(found_ids);
+        END IF;
+        RETURN;
     END IF;
 
     -- One statement per case, each reading only the source it needs (the

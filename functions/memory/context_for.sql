@@ -2,7 +2,10 @@ CREATE FUNCTION agent_state.context_for(
     agent uuid,
     conversation uuid,
     message uuid DEFAULT NULL,
-    max_results integer DEFAULT 20
+    max_results integer DEFAULT 20,
+    match text DEFAULT 'any',
+    query_embedding real [] DEFAULT NULL,
+    embedding_model text DEFAULT NULL
 )
 RETURNS TABLE (
     entry uuid, revision integer, body text, subject uuid, score double precision,
@@ -73,28 +76,29 @@ BEGIN
                 EXISTS (SELECT FROM agent_state.conversations AS c WHERE c.conversation_id = conversation));
         END IF;
     END IF;
-    -- Relevance to a message: any of its words (the OR of its lexemes, from its
-    -- first 10,000 characters), ranked like recall.
+    -- Relevance to a message: its words (any of them by default), from its first
+    -- 10,000 characters, ranked like recall.
     IF known THEN
-        SELECT pg_catalog.string_agg(
-                   '''' || pg_catalog.replace(pg_catalog.replace(l.lexeme, '\', '\\'), '''', '''''')
-                   || '''', ' | ')::tsquery
-        INTO q
-        FROM pg_catalog.unnest(pg_catalog.to_tsvector('english'::regconfig,
-                                                      pg_catalog.left(msg_body, 10000))) AS l;
+        q := agent_state._match_query(pg_catalog.left(msg_body, 10000), match);
+    ELSIF match IS NULL OR match NOT IN ('all', 'any') THEN
+        PERFORM agent_state._match_query(NULL, match);
     END IF;
+    PERFORM agent_state._need_query_embedding(agent, query_embedding, embedding_model);
     RETURN QUERY
     SELECT r.entry, r.revision, r.body, r.subject, r.score, r.text_rank, r.subject_match, r.age
     FROM agent_state._rank_memory(agent, q, conversation, known, msg_audience,
-                                  msg_author, max_results, NULL, true) AS r;
+                                  msg_author, max_results, NULL, true,
+                                  query_embedding, embedding_model) AS r;
 END
 $$;
 
-COMMENT ON FUNCTION agent_state.context_for(uuid, uuid, uuid, integer) IS
-'context_for(agent, conversation, message => null, max_results => 20) -> same columns as recall: '
+COMMENT ON FUNCTION agent_state.context_for(uuid, uuid, uuid, integer, text, real [], text) IS
+'context_for(agent, conversation, message => null, max_results => 20, match => ''any'', '
+'query_embedding => null, embedding_model => null) -> same columns as recall: '
 'memory for automatic prompt context. The message (default: the conversation''s latest) gives '
 'the text, the current subject (its author) and the target audience (its audience). Eligible '
-'entries matching any word of the message come first, ranked as recall ranks them; the newest '
+'entries matching any word of the message (match ''all'': every word) come first, ranked as '
+'recall ranks them (with query_embedding: fused with the nearest, as recall does); the newest '
 'other eligible entries fill up to max_results (text_rank 0, score 0). A message without words, '
 'or a conversation without messages, ranks every eligible entry by subject and recency. message '
 'not in the conversation: P0002 (23503 if another perspective''s). max_results: null 22004, '

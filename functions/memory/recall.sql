@@ -4,7 +4,10 @@ CREATE FUNCTION agent_state.recall(
     conversation uuid DEFAULT NULL,
     current_subject uuid DEFAULT NULL,
     max_results integer DEFAULT 10,
-    as_of timestamptz DEFAULT NULL
+    as_of timestamptz DEFAULT NULL,
+    match text DEFAULT 'all',
+    query_embedding real [] DEFAULT NULL,
+    embedding_model text DEFAULT NULL
 )
 RETURNS TABLE (
     entry uuid, revision integer, body text, subject uuid, score double precision,
@@ -65,28 +68,28 @@ BEGIN
                 EXISTS (SELECT FROM agent_state.conversations AS c WHERE c.conversation_id = conversation));
         END IF;
     END IF;
-    -- websearch_to_tsquery accepts any text; a query without lexemes (null,
-    -- blank, stop words only, punctuation) ranks by subject and recency alone.
-    IF pg_catalog.btrim(query, E' \t\r\n') <> '' THEN
-        q := pg_catalog.websearch_to_tsquery('english'::regconfig, query);
-        IF pg_catalog.numnode(q) = 0 THEN
-            q := NULL;
-        END IF;
-    END IF;
+    q := agent_state._match_query(query, match);
+    PERFORM agent_state._need_query_embedding(agent, query_embedding, embedding_model);
     RETURN QUERY
     SELECT r.entry, r.revision, r.body, r.subject, r.score, r.text_rank, r.subject_match, r.age
     FROM agent_state._rank_memory(agent, q, conversation, known, target_audience,
-                                  current_subject, max_results, as_of, false) AS r;
+                                  current_subject, max_results, as_of, false,
+                                  query_embedding, embedding_model) AS r;
 END
 $$;
 
-COMMENT ON FUNCTION agent_state.recall(uuid, text, uuid, uuid, integer, timestamptz) IS
+COMMENT ON FUNCTION agent_state.recall(uuid, text, uuid, uuid, integer, timestamptz, text, real [], text) IS
 'recall(agent, query, conversation => null, current_subject => null, max_results => 10, '
-'as_of => null) -> (entry, revision, body, subject, score, text_rank, subject_match, age): '
-'full-text search (websearch_to_tsquery syntax, english) over the revisions eligible for the '
+'as_of => null, match => ''all'', query_embedding => null, embedding_model => null) -> (entry, '
+'revision, body, subject, score, text_rank, subject_match, age): full-text search (match '
+'''all'': websearch_to_tsquery syntax; ''any'': any word of the query, more words rank higher; '
+'english) over the revisions eligible for the '
 'conversation (its latest message''s audience; none: only operator notes and all-public '
 'evidence), or as they were at as_of. score = text_rank * (1 + subject_boost if subject = '
 'current_subject) * 0.5 ^ (age / recency_half_life); null or blank query: text_rank 1. Order: '
 'score desc, newest, entry id. max_results: null 22004, < 1 22023, capped at 1000. query over '
 '10,000 characters, infinite as_of: 22023. Unknown conversation or current_subject: P0002 (23503 if another '
-'perspective''s).';
+'perspective''s). With query_embedding (and embedding_model; pgvector needed, 0A000): the '
+'lexical matches plus the eligible revisions nearest to it by cosine distance (at least 50, or '
+'5 x max_results), fused as 1/(60 + lexical rank) + 1/(60 + vector rank), times the subject '
+'boost and recency decay (score); eligibility applies before the neighbours are taken.';

@@ -67,6 +67,7 @@ from .results import (
     ActivePersona,
     MemoryRef,
     MemoryRevision,
+    PendingEmbedding,
     PersonaRevision,
     RecallHit,
     SnapshotSource,
@@ -74,7 +75,7 @@ from .results import (
     ToolGrantRevision,
     Violation,
 )
-from .store import Store, connect
+from .store import Embedder, Store, connect
 
 
 def _package_version() -> str:
@@ -104,6 +105,7 @@ __all__ = [
     "BudgetExhausted",
     "CrossPerspectiveReference",
     "Duplicate",
+    "Embedder",
     "Error",
     "InvalidArgument",
     "MemoryRef",
@@ -111,6 +113,7 @@ __all__ = [
     "MissingArgument",
     "NotFound",
     "NotInstalled",
+    "PendingEmbedding",
     "PermissionDenied",
     "PersonaRevision",
     "RecallHit",

@@ -25,6 +25,7 @@ from .results import (
     ActivePersona,
     MemoryRef,
     MemoryRevision,
+    PendingEmbedding,
     PersonaRevision,
     RecallHit,
     SnapshotSource,
@@ -261,12 +262,20 @@ redact = _fn("redact", "agent uuid, entry uuid, reason text", "void", Void())
 recall = _fn(
     "recall",
     "agent uuid, query text, conversation uuid = null, current_subject uuid = null,"
-    " max_results integer = 10, as_of timestamp with time zone = null",
+    " max_results integer = 10, as_of timestamp with time zone = null, match text = 'all',"
+    " query_embedding real[] = null, embedding_model text = null",
     _RECALL_RESULT, Many(RecallHit))
 context_for = _fn(
     "context_for",
-    "agent uuid, conversation uuid, message uuid = null, max_results integer = 20",
+    "agent uuid, conversation uuid, message uuid = null, max_results integer = 20,"
+    " match text = 'any', query_embedding real[] = null, embedding_model text = null",
     _RECALL_RESULT, Many(RecallHit))
+attach_embedding = _fn(
+    "attach_embedding", "agent uuid, entry uuid, revision integer, model text, embedding real[]",
+    "void", Void())
+pending_embeddings = _fn(
+    "pending_embeddings", "agent uuid, model text, max_results integer = 100",
+    "TABLE(entry uuid, revision integer, body text)", Many(PendingEmbedding))
 
 # Section 7: execution state
 start_run = _fn(

@@ -21,6 +21,7 @@ from .results import (
     ActivePersona,
     MemoryRef,
     MemoryRevision,
+    PendingEmbedding,
     PersonaRevision,
     RecallHit,
     SnapshotSource,
@@ -28,7 +29,7 @@ from .results import (
     ToolGrantRevision,
     Violation,
 )
-from .store import JSON, Id, default_dsn
+from .store import JSON, Embedder, Id, default_dsn
 
 __all__ = ["AsyncStore", "connect_async"]
 
@@ -58,7 +59,11 @@ class AsyncStore:
         *,
         autocommit: bool = True,
         owned: bool = False,
+        embedder: Embedder | None = None,
+        embedding_model: str | None = None,
     ) -> None:
+        self._embedder = embedder
+        self._embedding_model = embedding_model
         self._conn: AsyncConnection[Any] | None = None
         self._pool: AsyncConnectionPool[Any] | None = None
         self._dsn: str | None = None
@@ -376,8 +381,18 @@ class AsyncStore:
         current_subject: Id | None = None,
         max_results: int | None = None,
         as_of: datetime | None = None,
+        match: str | None = None,
+        query_embedding: Sequence[float] | None = None,
+        embedding_model: str | None = None,
     ) -> list[RecallHit]:
-        """Eligible memories ranked for ``query``; ``max_results`` defaults to 10 in SQL."""
+        """Eligible memories ranked for ``query``; ``max_results`` defaults to 10 and
+        ``match`` to ``'all'`` in SQL. With ``query_embedding`` and ``embedding_model``
+        (pgvector), lexical and nearest matches are fused. A store with an ``embedder``
+        computes ``query_embedding`` from ``query`` when only ``embedding_model`` is given
+        (or the store's default model)."""
+        embedding_model = embedding_model or self._embedding_model
+        if query_embedding is None and embedding_model and self._embedder and query:
+            query_embedding = self._embed([query])[0]
         return await self._call(
             F.recall,
             agent=agent,
@@ -386,6 +401,9 @@ class AsyncStore:
             current_subject=current_subject,
             max_results=max_results,
             as_of=as_of,
+            match=match,
+            query_embedding=None if query_embedding is None else list(query_embedding),
+            embedding_model=embedding_model if query_embedding is not None else None,
         )
 
     async def context_for(
@@ -395,15 +413,71 @@ class AsyncStore:
         conversation: Id,
         message: Id | None = None,
         max_results: int | None = None,
+        match: str | None = None,
+        query_embedding: Sequence[float] | None = None,
+        embedding_model: str | None = None,
     ) -> list[RecallHit]:
-        """Memory for automatic prompt context; ``max_results`` defaults to 20 in SQL."""
+        """Memory for automatic prompt context; ``max_results`` defaults to 20 and
+        ``match`` to ``'any'`` in SQL."""
         return await self._call(
             F.context_for,
             agent=agent,
             conversation=conversation,
             message=message,
             max_results=max_results,
+            match=match,
+            query_embedding=None if query_embedding is None else list(query_embedding),
+            embedding_model=embedding_model
+            or (self._embedding_model if query_embedding is not None else None),
         )
+
+    async def attach_embedding(
+        self, *, agent: Id, entry: Id, revision: int, model: str, embedding: Sequence[float]
+    ) -> None:
+        """Attach the embedding of one revision computed with ``model`` (needs pgvector)."""
+        return await self._call(
+            F.attach_embedding,
+            agent=agent,
+            entry=entry,
+            revision=revision,
+            model=model,
+            embedding=list(embedding),
+        )
+
+    async def pending_embeddings(
+        self, *, agent: Id, model: str, max_results: int | None = None
+    ) -> list[PendingEmbedding]:
+        """Current live revisions without an embedding of ``model``, oldest first."""
+        return await self._call(
+            F.pending_embeddings, agent=agent, model=model, max_results=max_results
+        )
+
+    async def embed_pending(self, *, agent: Id, model: str | None = None, batch: int = 100) -> int:
+        """Fill :meth:`pending_embeddings` with the store's ``embedder``: embed the bodies
+        in batches and attach each embedding; returns how many were attached. The
+        embedder is the runtime's own model (nothing is bundled or downloaded)."""
+        model = model or self._embedding_model
+        if self._embedder is None or not model:
+            raise ValueError("embed_pending needs a store made with embedder= and a model")
+        done = 0
+        while True:
+            rows = await self.pending_embeddings(agent=agent, model=model, max_results=batch)
+            if not rows:
+                return done
+            vectors = self._embed([r.body for r in rows])
+            for row, vector in zip(rows, vectors, strict=True):
+                await self.attach_embedding(
+                    agent=agent, entry=row.entry, revision=row.revision, model=model,
+                    embedding=vector,
+                )  # fmt: skip
+                done += 1
+
+    def _embed(self, texts: list[str]) -> list[Sequence[float]]:
+        assert self._embedder is not None
+        vectors = list(self._embedder(texts))
+        if len(vectors) != len(texts):
+            raise ValueError(f"the embedder returned {len(vectors)} vectors for {len(texts)} texts")
+        return vectors
 
     # -- Section 7: execution state -------------------------------------------------------
 

@@ -118,3 +118,12 @@ class Violation:
     check_name: str
     object: str
     detail: str
+
+
+@dataclass(frozen=True, slots=True)
+class PendingEmbedding:
+    """One row of ``pending_embeddings``: a revision that has no embedding of a model."""
+
+    entry: UUID
+    revision: int
+    body: str

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from datetime import datetime
@@ -21,6 +21,7 @@ from .results import (
     ActivePersona,
     MemoryRef,
     MemoryRevision,
+    PendingEmbedding,
     PersonaRevision,
     RecallHit,
     SnapshotSource,
@@ -37,6 +38,9 @@ Id: TypeAlias = UUID | str
 JSON: TypeAlias = Any
 """A jsonb argument: anything :class:`psycopg.types.json.Jsonb` can dump."""
 
+Embedder: TypeAlias = Callable[[list[str]], Sequence[Sequence[float]]]
+"""A runtime's embedding model: texts in, one vector per text out (same order)."""
+
 
 def default_dsn(dsn: str | None = None) -> str:
     """``dsn``, else ``$AGENT_STATE_DSN``, else ``$DATABASE_URL``, else ``""``.
@@ -48,7 +52,13 @@ def default_dsn(dsn: str | None = None) -> str:
     return os.environ.get("AGENT_STATE_DSN") or os.environ.get("DATABASE_URL") or ""
 
 
-def connect(dsn: str | None = None, *, autocommit: bool = True) -> Store:
+def connect(
+    dsn: str | None = None,
+    *,
+    autocommit: bool = True,
+    embedder: Embedder | None = None,
+    embedding_model: str | None = None,
+) -> Store:
     """Open a connection and return a :class:`Store` that owns it.
 
     The DSN comes from ``dsn``, else ``$AGENT_STATE_DSN``, else ``$DATABASE_URL``.
@@ -57,7 +67,7 @@ def connect(dsn: str | None = None, *, autocommit: bool = True) -> Store:
     """
     with _mapped():
         conn = psycopg.connect(default_dsn(dsn), autocommit=autocommit)
-    return Store(conn, owned=True)
+    return Store(conn, owned=True, embedder=embedder, embedding_model=embedding_model)
 
 
 class Store:
@@ -86,7 +96,11 @@ class Store:
         *,
         autocommit: bool = True,
         owned: bool = False,
+        embedder: Embedder | None = None,
+        embedding_model: str | None = None,
     ) -> None:
+        self._embedder = embedder
+        self._embedding_model = embedding_model
         self._conn: Connection[Any] | None = None
         self._pool: ConnectionPool[Any] | None = None
         self._owned = owned
@@ -382,8 +396,18 @@ class Store:
         current_subject: Id | None = None,
         max_results: int | None = None,
         as_of: datetime | None = None,
+        match: str | None = None,
+        query_embedding: Sequence[float] | None = None,
+        embedding_model: str | None = None,
     ) -> list[RecallHit]:
-        """Eligible memories ranked for ``query``; ``max_results`` defaults to 10 in SQL."""
+        """Eligible memories ranked for ``query``; ``max_results`` defaults to 10 and
+        ``match`` to ``'all'`` in SQL. With ``query_embedding`` and ``embedding_model``
+        (pgvector), lexical and nearest matches are fused. A store with an ``embedder``
+        computes ``query_embedding`` from ``query`` when only ``embedding_model`` is given
+        (or the store's default model)."""
+        embedding_model = embedding_model or self._embedding_model
+        if query_embedding is None and embedding_model and self._embedder and query:
+            query_embedding = self._embed([query])[0]
         return self._call(
             F.recall,
             agent=agent,
@@ -392,6 +416,9 @@ class Store:
             current_subject=current_subject,
             max_results=max_results,
             as_of=as_of,
+            match=match,
+            query_embedding=None if query_embedding is None else list(query_embedding),
+            embedding_model=embedding_model if query_embedding is not None else None,
         )
 
     def context_for(
@@ -401,15 +428,69 @@ class Store:
         conversation: Id,
         message: Id | None = None,
         max_results: int | None = None,
+        match: str | None = None,
+        query_embedding: Sequence[float] | None = None,
+        embedding_model: str | None = None,
     ) -> list[RecallHit]:
-        """Memory for automatic prompt context; ``max_results`` defaults to 20 in SQL."""
+        """Memory for automatic prompt context; ``max_results`` defaults to 20 and
+        ``match`` to ``'any'`` in SQL."""
         return self._call(
             F.context_for,
             agent=agent,
             conversation=conversation,
             message=message,
             max_results=max_results,
+            match=match,
+            query_embedding=None if query_embedding is None else list(query_embedding),
+            embedding_model=embedding_model
+            or (self._embedding_model if query_embedding is not None else None),
         )
+
+    def attach_embedding(
+        self, *, agent: Id, entry: Id, revision: int, model: str, embedding: Sequence[float]
+    ) -> None:
+        """Attach the embedding of one revision computed with ``model`` (needs pgvector)."""
+        return self._call(
+            F.attach_embedding,
+            agent=agent,
+            entry=entry,
+            revision=revision,
+            model=model,
+            embedding=list(embedding),
+        )
+
+    def pending_embeddings(
+        self, *, agent: Id, model: str, max_results: int | None = None
+    ) -> list[PendingEmbedding]:
+        """Current live revisions without an embedding of ``model``, oldest first."""
+        return self._call(F.pending_embeddings, agent=agent, model=model, max_results=max_results)
+
+    def embed_pending(self, *, agent: Id, model: str | None = None, batch: int = 100) -> int:
+        """Fill :meth:`pending_embeddings` with the store's ``embedder``: embed the bodies
+        in batches and attach each embedding; returns how many were attached. The
+        embedder is the runtime's own model (nothing is bundled or downloaded)."""
+        model = model or self._embedding_model
+        if self._embedder is None or not model:
+            raise ValueError("embed_pending needs a store made with embedder= and a model")
+        done = 0
+        while True:
+            rows = self.pending_embeddings(agent=agent, model=model, max_results=batch)
+            if not rows:
+                return done
+            vectors = self._embed([r.body for r in rows])
+            for row, vector in zip(rows, vectors, strict=True):
+                self.attach_embedding(
+                    agent=agent, entry=row.entry, revision=row.revision, model=model,
+                    embedding=vector,
+                )  # fmt: skip
+                done += 1
+
+    def _embed(self, texts: list[str]) -> list[Sequence[float]]:
+        assert self._embedder is not None
+        vectors = list(self._embedder(texts))
+        if len(vectors) != len(texts):
+            raise ValueError(f"the embedder returned {len(vectors)} vectors for {len(texts)} texts")
+        return vectors
 
     # -- Section 7: execution state -------------------------------------------------------
 

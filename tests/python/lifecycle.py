@@ -157,10 +157,15 @@ def ensure_host_role(admin_dsn: str) -> None:
         conn.execute(f"GRANT agent_state_runtime TO {HOST_ROLE}")
 
 
-def write_state(dsn: str) -> None:
-    """tests/lifecycle/realistic_state.sql: every table gets rows."""
+def write_state(dsn: str, *, api: str | None = None) -> None:
+    """tests/lifecycle/realistic_state.sql (the 0.1.0 API), then, unless ``api`` names
+    an older release, what later releases add (state_<version>.sql): every table
+    gets rows."""
     with psycopg.connect(dsn, autocommit=True) as conn:
         conn.execute((LIFECYCLE / "realistic_state.sql").read_text())
+        if api is None:
+            for path in sorted(LIFECYCLE.glob("state_*.sql")):
+                conn.execute(path.read_text())
 
 
 def catalog(dsn: str) -> list[tuple[str, str, str]]:

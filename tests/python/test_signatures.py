@@ -28,8 +28,9 @@ def public_methods(cls: type) -> dict[str, Any]:
         for name, value in vars(cls).items()
         if not name.startswith("_") and inspect.isfunction(value)
     }
-    # Lifecycle and transaction helpers of the store itself, not SQL functions.
-    names -= {"close", "transaction", "connect"}
+    # Lifecycle and transaction helpers of the store itself, and the embedding hook
+    # (which calls pending_embeddings and attach_embedding), not SQL functions.
+    names -= {"close", "transaction", "connect", "embed_pending"}
     return {name: getattr(cls, name) for name in sorted(names)}
 
 

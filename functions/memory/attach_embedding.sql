@@ -1,0 +1,72 @@
+-- The semantic axis: a runtime's embedding worker (or an operator) attaches the
+-- embedding of one revision computed with one model.
+CREATE FUNCTION agent_state.attach_embedding(
+    agent uuid,
+    entry uuid,
+    revision integer,
+    model text,
+    embedding real []
+)
+RETURNS void
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+#variable_conflict use_variable
+DECLARE
+    dims integer;
+BEGIN
+    PERFORM agent_state._bind(agent);
+    PERFORM agent_state._vector_schema('embedding');
+    PERFORM agent_state._need(entry, 'entry');
+    PERFORM agent_state._need(revision, 'revision');
+    PERFORM agent_state._need_text(model, 'model', 200);
+    PERFORM agent_state._need_embedding(embedding, 'embedding');
+    IF NOT EXISTS (
+        SELECT FROM agent_state.memory_revisions AS r
+        WHERE r.runtime_agent_id = agent AND r.entry_id = entry AND r.revision = revision
+    ) THEN
+        IF NOT EXISTS (
+            SELECT FROM agent_state.memory_entries AS e
+            WHERE e.runtime_agent_id = agent AND e.entry_id = entry
+        ) THEN
+            PERFORM agent_state._missing('memory entry', 'entry', entry,
+                EXISTS (SELECT FROM agent_state.memory_entries AS e WHERE e.entry_id = entry));
+        END IF;
+        RAISE EXCEPTION USING
+            ERRCODE = 'P0002',
+            MESSAGE = pg_catalog.format('revision: entry %s has no revision %s', entry, revision);
+    END IF;
+    -- The first embedding of a model fixes its dimension for this agent; a
+    -- concurrent first one waits on the key and then compares.
+    INSERT INTO agent_state.memory_embedding_models AS m (runtime_agent_id, model, dimensions)
+    VALUES (agent, model, pg_catalog.cardinality(embedding))
+    ON CONFLICT ON CONSTRAINT memory_embedding_models_pkey DO NOTHING;
+    SELECT m.dimensions INTO dims
+    FROM agent_state.memory_embedding_models AS m
+    WHERE m.runtime_agent_id = agent AND m.model = model;
+    IF dims <> pg_catalog.cardinality(embedding) THEN
+        RAISE EXCEPTION USING
+            ERRCODE = '22023',
+            MESSAGE = pg_catalog.format('embedding: model %L has %s dimensions in this agent, not %s',
+                                        model, dims, pg_catalog.cardinality(embedding));
+    END IF;
+    BEGIN
+        INSERT INTO agent_state.memory_embeddings
+            (runtime_agent_id, entry_id, revision, model, dimensions, embedding)
+        VALUES (agent, entry, revision, model, dims, embedding);
+    EXCEPTION WHEN unique_violation THEN
+        RAISE EXCEPTION USING
+            ERRCODE = '23505',
+            MESSAGE = pg_catalog.format('revision: revision %s of entry %s already has an embedding '
+                                        'of model %L', revision, entry, model);
+    END;
+END
+$$;
+
+COMMENT ON FUNCTION agent_state.attach_embedding(uuid, uuid, integer, text, real []) IS
+'attach_embedding(agent, entry, revision, model, embedding real[]) (runtime or operator): '
+'derived data for the semantic axis, one per revision and model (again: 23505). Every '
+'embedding of one model in one agent has the same dimension (22023). embedding: 1 to 16,000 '
+'finite components, not all zero; model: 1 to 200 characters (22023). A redacted entry: 55000. '
+'Needs the pgvector extension (vector) in the database: 0A000 without it.';
