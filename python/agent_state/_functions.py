@@ -23,6 +23,7 @@ from psycopg.types.json import Jsonb
 
 from .results import (
     ActivePersona,
+    GraphCheckpoint,
     MemoryRef,
     MemoryRevision,
     PendingEmbedding,
@@ -330,6 +331,39 @@ tool_grant_history = _fn(
 # Section 2: lifecycle
 verify = _fn(
     "verify", "", "TABLE(check_name text, object text, detail text)", Many(Violation))
+
+# Section 12: integrations (the LangGraph checkpointer)
+graph_put = _fn(
+    "graph_put",
+    "agent uuid, thread_id text, checkpoint_ns text, checkpoint_id text,"
+    " parent_checkpoint_id text, payload_type text, payload bytea, metadata jsonb",
+    "void", Void())
+graph_put_writes = _fn(
+    "graph_put_writes",
+    "agent uuid, thread_id text, checkpoint_ns text, checkpoint_id text, task_id text,"
+    " task_path text, idxs integer[], channels text[], value_types text[], writes_values bytea[]",
+    "void", Void())
+graph_list = _fn(
+    "graph_list",
+    "agent uuid, thread text = null, namespace text = null, checkpoint text = null,"
+    " filter jsonb = null, before text = null, max_results integer = null",
+    "TABLE(thread_id text, checkpoint_ns text, checkpoint_id text, parent_checkpoint_id text,"
+    " payload_type text, payload bytea, metadata jsonb, write_task_ids text[],"
+    " write_channels text[], write_types text[], write_values bytea[])",
+    Many(GraphCheckpoint))
+graph_delete_thread = _fn(
+    "graph_delete_thread", "agent uuid, thread_id text, reason text = 'delete_thread'",
+    "integer", Scalar[int]())
+graph_delete_for_runs = _fn(
+    "graph_delete_for_runs", "agent uuid, graph_run_ids text[], reason text = 'delete_for_runs'",
+    "integer", Scalar[int]())
+graph_prune = _fn(
+    "graph_prune",
+    "agent uuid, thread_ids text[], strategy text = 'keep_latest', reason text = null",
+    "integer", Scalar[int]())
+graph_copy_thread = _fn(
+    "graph_copy_thread", "agent uuid, source_thread_id text, target_thread_id text",
+    "integer", Scalar[int]())
 
 # Section 9: views and export
 export_markdown = _fn("export_markdown", "agent uuid", "text", Scalar[str]())

@@ -19,6 +19,7 @@ from . import _functions as F
 from .errors import _mapped
 from .results import (
     ActivePersona,
+    GraphCheckpoint,
     MemoryRef,
     MemoryRevision,
     PendingEmbedding,
@@ -635,6 +636,105 @@ class AsyncStore:
         """Every invariant the triggers hold, checked over the stored rows (operator);
         an empty list means all hold."""
         return await self._call(F.verify)
+
+    # -- Section 12: integrations (used by agent_state.integrations.langgraph) -----------
+
+    async def graph_put(
+        self,
+        *,
+        agent: Id,
+        thread_id: str,
+        checkpoint_ns: str,
+        checkpoint_id: str,
+        parent_checkpoint_id: str | None,
+        payload_type: str,
+        payload: bytes,
+        metadata: JSON,
+    ) -> None:
+        """Store a serialized LangGraph checkpoint of a thread."""
+        return await self._call(
+            F.graph_put, agent=agent, thread_id=thread_id, checkpoint_ns=checkpoint_ns,
+            checkpoint_id=checkpoint_id, parent_checkpoint_id=parent_checkpoint_id,
+            payload_type=payload_type, payload=payload, metadata=metadata,
+        )  # fmt: skip
+
+    async def graph_put_writes(
+        self,
+        *,
+        agent: Id,
+        thread_id: str,
+        checkpoint_ns: str,
+        checkpoint_id: str,
+        task_id: str,
+        task_path: str,
+        idxs: Sequence[int],
+        channels: Sequence[str],
+        value_types: Sequence[str],
+        writes_values: Sequence[bytes],
+    ) -> None:
+        """Store a task's pending writes of a stored checkpoint."""
+        return await self._call(
+            F.graph_put_writes, agent=agent, thread_id=thread_id, checkpoint_ns=checkpoint_ns,
+            checkpoint_id=checkpoint_id, task_id=task_id, task_path=task_path, idxs=list(idxs),
+            channels=list(channels), value_types=list(value_types),
+            writes_values=list(writes_values),
+        )  # fmt: skip
+
+    async def graph_list(
+        self,
+        *,
+        agent: Id,
+        thread: str | None = None,
+        namespace: str | None = None,
+        checkpoint: str | None = None,
+        filter: JSON | None = None,
+        before: str | None = None,
+        max_results: int | None = None,
+    ) -> list[GraphCheckpoint]:
+        """Stored checkpoints newest first, each with its pending writes."""
+        return await self._call(
+            F.graph_list, agent=agent, thread=thread, namespace=namespace, checkpoint=checkpoint,
+            filter=filter, before=before, max_results=max_results,
+        )  # fmt: skip
+
+    async def graph_delete_thread(
+        self, *, agent: Id, thread_id: str, reason: str | None = None
+    ) -> int:
+        """Remove a thread's checkpoint payloads through an audited purge record."""
+        return await self._call(
+            F.graph_delete_thread, agent=agent, thread_id=thread_id, reason=reason
+        )
+
+    async def graph_delete_for_runs(
+        self, *, agent: Id, graph_run_ids: Sequence[str], reason: str | None = None
+    ) -> int:
+        """Remove the checkpoints of some LangGraph runs through audited purge records."""
+        return await self._call(
+            F.graph_delete_for_runs, agent=agent, graph_run_ids=list(graph_run_ids), reason=reason
+        )
+
+    async def graph_prune(
+        self,
+        *,
+        agent: Id,
+        thread_ids: Sequence[str],
+        strategy: str | None = None,
+        reason: str | None = None,
+    ) -> int:
+        """Prune threads (keep_latest or delete) through audited purge records."""
+        return await self._call(
+            F.graph_prune, agent=agent, thread_ids=list(thread_ids), strategy=strategy,
+            reason=reason,
+        )  # fmt: skip
+
+    async def graph_copy_thread(
+        self, *, agent: Id, source_thread_id: str, target_thread_id: str
+    ) -> int:
+        """Copy a thread's checkpoints and writes to another thread of the agent."""
+        return await self._call(
+            F.graph_copy_thread, agent=agent, source_thread_id=source_thread_id,
+            target_thread_id=target_thread_id,
+        )  # fmt: skip
 
     # -- Section 9: views and export ------------------------------------------------------
 

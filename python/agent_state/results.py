@@ -127,3 +127,20 @@ class PendingEmbedding:
     entry: UUID
     revision: int
     body: str
+
+
+@dataclass(frozen=True, slots=True)
+class GraphCheckpoint:
+    """One row of ``graph_list``: a stored LangGraph checkpoint and its pending writes."""
+
+    thread_id: str
+    checkpoint_ns: str
+    checkpoint_id: str
+    parent_checkpoint_id: str | None
+    payload_type: str
+    payload: bytes
+    metadata: dict[str, Any]
+    write_task_ids: list[str] | None
+    write_channels: list[str] | None
+    write_types: list[str] | None
+    write_values: list[bytes] | None

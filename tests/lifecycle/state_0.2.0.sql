@@ -17,3 +17,23 @@ BEGIN
            (agent, e1, 2, 'lifecycle-model', 3, '{0.5, 0.5, 0.25}');
 END
 $state$;
+
+-- A LangGraph thread: checkpoints of two runs, pending writes, and a prune (an
+-- audited purge record).
+DO $graph$
+DECLARE
+    agent uuid;
+BEGIN
+    SELECT a.runtime_agent_id INTO agent FROM agent_state.agents AS a WHERE a.handle = 'lifecycle';
+    PERFORM agent_state.graph_put(agent, 'thread-1', '', 'cp-1', NULL, 'msgpack', '\x01'::bytea,
+                                  '{"run_id": "run-a", "step": 0}');
+    PERFORM agent_state.graph_put(agent, 'thread-1', '', 'cp-2', 'cp-1', 'msgpack', '\x02'::bytea,
+                                  '{"run_id": "run-a", "step": 1}');
+    PERFORM agent_state.graph_put(agent, 'thread-1', '', 'cp-3', 'cp-2', 'msgpack', '\x03'::bytea,
+                                  '{"run_id": "run-b", "step": 2}');
+    PERFORM agent_state.graph_put_writes(agent, 'thread-1', '', 'cp-3', 'task-1', 'a', ARRAY[0, -3],
+                                         ARRAY['messages', '__interrupt__'], ARRAY['msgpack', 'msgpack'],
+                                         ARRAY['\x04'::bytea, '\x05'::bytea]);
+    PERFORM agent_state.graph_prune(agent, ARRAY['thread-1'], 'keep_latest');
+END
+$graph$;

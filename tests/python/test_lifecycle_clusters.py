@@ -72,9 +72,11 @@ def ids(dsn: str) -> dict[str, Any]:
                     WHERE e.runtime_agent_id = a.runtime_agent_id AND e.current_revision = 2
                       AND e.live),
                    (SELECT r.run_id FROM agent_state.runs AS r
-                    WHERE r.runtime_agent_id = a.runtime_agent_id AND r.continued_from IS NULL),
+                    WHERE r.runtime_agent_id = a.runtime_agent_id
+                      AND r.trigger_message_id IS NOT NULL AND r.continued_from IS NULL),
                    (SELECT r.run_id FROM agent_state.runs AS r
-                    WHERE r.runtime_agent_id = a.runtime_agent_id AND r.continued_from IS NOT NULL),
+                    WHERE r.runtime_agent_id = a.runtime_agent_id
+                      AND r.trigger_message_id IS NOT NULL AND r.continued_from IS NOT NULL),
                    (SELECT s.snapshot_id FROM agent_state.prompt_snapshots AS s
                     WHERE s.runtime_agent_id = a.runtime_agent_id),
                    (SELECT m.message_id FROM agent_state.messages AS m

@@ -1,0 +1,30 @@
+CREATE FUNCTION agent_state.graph_delete_thread(
+    agent uuid,
+    thread_id text,
+    reason text DEFAULT 'delete_thread'
+)
+RETURNS integer
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+#variable_conflict use_variable
+DECLARE
+    nss text [];
+    ids text [];
+BEGIN
+    PERFORM agent_state._bind(agent);
+    PERFORM agent_state._need_text(thread_id, 'thread_id', 1000);
+    PERFORM agent_state._need_text(reason, 'reason', 10000);
+    SELECT pg_catalog.array_agg(c.checkpoint_ns), pg_catalog.array_agg(c.checkpoint_id) INTO nss, ids
+    FROM agent_state.graph_checkpoints AS c
+    WHERE c.runtime_agent_id = agent AND c.thread_id = thread_id;
+    RETURN agent_state._graph_purge(agent, thread_id, nss, ids, reason);
+END
+$$;
+
+COMMENT ON FUNCTION agent_state.graph_delete_thread(uuid, text, text) IS
+'graph_delete_thread(agent, thread_id, reason => ''delete_thread'') -> int (for the LangGraph '
+'checkpointer): removes every checkpoint payload and write of the thread through an audited '
+'purge record (graph_purges); the thread''s conversation, runs and run checkpoints stay. Returns '
+'how many checkpoints were removed (a thread without any: 0, nothing written).';

@@ -1,0 +1,69 @@
+-- LangGraph checkpointer reads, one round trip: checkpoints newest first (ids sort
+-- by time), each with its pending writes in LangGraph's order (task_path, task_id,
+-- idx). get_tuple is this with a thread, a namespace and max_results 1.
+CREATE FUNCTION agent_state.graph_list(
+    agent uuid,
+    thread text DEFAULT NULL,
+    namespace text DEFAULT NULL,
+    checkpoint text DEFAULT NULL,
+    filter jsonb DEFAULT NULL,
+    before text DEFAULT NULL,
+    max_results integer DEFAULT NULL
+)
+RETURNS TABLE (
+    thread_id text,
+    checkpoint_ns text,
+    checkpoint_id text,
+    parent_checkpoint_id text,
+    payload_type text,
+    payload bytea,
+    metadata jsonb,
+    write_task_ids text [],
+    write_channels text [],
+    write_types text [],
+    write_values bytea []
+)
+LANGUAGE plpgsql
+STABLE
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    PERFORM agent_state._bind(agent);
+    PERFORM agent_state._json_within(filter, 'filter', 1000000);
+    IF filter IS NOT NULL AND pg_catalog.jsonb_typeof(filter) <> 'object' THEN
+        RAISE EXCEPTION USING ERRCODE = '22023', MESSAGE = 'filter: must be a JSON object';
+    END IF;
+    IF max_results < 0 THEN
+        RAISE EXCEPTION USING ERRCODE = '22023', MESSAGE = 'max_results: must not be negative';
+    END IF;
+    RETURN QUERY
+    SELECT c.thread_id, c.checkpoint_ns, c.checkpoint_id, c.parent_checkpoint_id, c.payload_type,
+           c.payload, c.metadata, w.task_ids, w.channels, w.types, w.vals
+    FROM agent_state.graph_checkpoints AS c
+    LEFT JOIN LATERAL (
+        SELECT pg_catalog.array_agg(x.task_id ORDER BY x.task_path COLLATE "C", x.task_id COLLATE "C", x.idx),
+               pg_catalog.array_agg(x.channel ORDER BY x.task_path COLLATE "C", x.task_id COLLATE "C", x.idx),
+               pg_catalog.array_agg(x.value_type ORDER BY x.task_path COLLATE "C", x.task_id COLLATE "C", x.idx),
+               pg_catalog.array_agg(x.value ORDER BY x.task_path COLLATE "C", x.task_id COLLATE "C", x.idx)
+        FROM agent_state.graph_writes AS x
+        WHERE x.runtime_agent_id = c.runtime_agent_id AND x.thread_id = c.thread_id
+          AND x.checkpoint_ns = c.checkpoint_ns AND x.checkpoint_id = c.checkpoint_id
+    ) AS w (task_ids, channels, types, vals) ON true
+    WHERE c.runtime_agent_id = graph_list.agent
+      AND (graph_list.thread IS NULL OR c.thread_id = graph_list.thread)
+      AND (graph_list.namespace IS NULL OR c.checkpoint_ns = graph_list.namespace)
+      AND (graph_list.checkpoint IS NULL OR c.checkpoint_id = graph_list.checkpoint)
+      AND (graph_list.filter IS NULL OR c.metadata @> graph_list.filter)
+      AND (graph_list.before IS NULL OR c.checkpoint_id COLLATE "C" < graph_list.before COLLATE "C")
+    ORDER BY c.checkpoint_id COLLATE "C" DESC, c.thread_id, c.checkpoint_ns
+    LIMIT graph_list.max_results;
+END
+$$;
+
+COMMENT ON FUNCTION agent_state.graph_list(uuid, text, text, text, jsonb, text, integer) IS
+'graph_list(agent, thread => null, namespace => null, checkpoint => null (an id), filter => '
+'null, before => null (an id), max_results => null) -> (thread_id, checkpoint_ns, checkpoint_id, '
+'parent_checkpoint_id, payload_type, payload, metadata, write_task_ids, write_channels, '
+'write_types, write_values) (for the LangGraph checkpointer): stored checkpoints newest first, '
+'each with its pending writes; filter matches metadata (JSON containment). Reads only.';

@@ -1,0 +1,52 @@
+CREATE FUNCTION agent_state.graph_put_writes(
+    agent uuid,
+    thread_id text,
+    checkpoint_ns text,
+    checkpoint_id text,
+    task_id text,
+    task_path text,
+    idxs integer [],
+    channels text [],
+    value_types text [],
+    writes_values bytea []
+)
+RETURNS void
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+#variable_conflict use_variable
+BEGIN
+    PERFORM agent_state._bind(agent);
+    PERFORM agent_state._need_text(thread_id, 'thread_id', 1000);
+    PERFORM agent_state._need(checkpoint_ns, 'checkpoint_ns');
+    PERFORM agent_state._need_text(checkpoint_id, 'checkpoint_id', 200);
+    PERFORM agent_state._need_text(task_id, 'task_id', 1000);
+    IF idxs IS NULL OR channels IS NULL OR value_types IS NULL OR writes_values IS NULL THEN
+        RAISE EXCEPTION USING ERRCODE = '22004', MESSAGE = 'idxs: the write arrays must not be null';
+    END IF;
+    IF NOT (pg_catalog.cardinality(idxs) = pg_catalog.cardinality(channels)
+            AND pg_catalog.cardinality(idxs) = pg_catalog.cardinality(value_types)
+            AND pg_catalog.cardinality(idxs) = pg_catalog.cardinality(writes_values)) THEN
+        RAISE EXCEPTION USING ERRCODE = '22023', MESSAGE = 'idxs: the write arrays must have one length';
+    END IF;
+    -- A write already stored is kept (LangGraph retries), except a special write
+    -- (idx < 0), which the next one replaces.
+    INSERT INTO agent_state.graph_writes AS w
+        (runtime_agent_id, thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, value_type,
+         value, task_path)
+    SELECT agent, thread_id, checkpoint_ns, checkpoint_id, task_id, u.idx, u.channel, u.value_type,
+           u.value, coalesce(task_path, '')
+    FROM ROWS FROM (pg_catalog.unnest(idxs), pg_catalog.unnest(channels), pg_catalog.unnest(value_types),
+                    pg_catalog.unnest(writes_values)) AS u (idx, channel, value_type, value)
+    ON CONFLICT ON CONSTRAINT graph_writes_pkey DO UPDATE
+    SET value_type = excluded.value_type, value = excluded.value, task_path = excluded.task_path
+    WHERE w.idx < 0;
+END
+$$;
+
+COMMENT ON FUNCTION agent_state.graph_put_writes(uuid, text, text, text, text, text, integer [], text [], text [], bytea []) IS
+'graph_put_writes(agent, thread_id, checkpoint_ns, checkpoint_id, task_id, task_path, idxs, '
+'channels, value_types, writes_values) (for the LangGraph checkpointer): stores a task''s '
+'pending writes of a stored checkpoint (23503 otherwise); a write stored again is kept, except '
+'special writes (idx < 0), which are replaced.';

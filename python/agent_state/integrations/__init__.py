@@ -1,0 +1,1 @@
+"""Adapters for agent frameworks (optional extras). They only call stored functions."""

@@ -1,0 +1,360 @@
+"""LangGraph checkpointer on agent_state: ``AgentStateSaver`` / ``AsyncAgentStateSaver``.
+
+Install with the ``langgraph`` extra. A saver is bound to one agent: every checkpoint
+is a row of that agent, behind row-level security and composite keys like all of
+agent_state, and every call binds the perspective (a role that may not act for the
+agent gets :class:`agent_state.PermissionDenied` at the first call). No session state
+is used, so the saver works behind a transaction pooler (PgBouncer): pass a connection
+or pool with ``prepare_threshold=None`` where the pooler needs it.
+
+What maps to what (SPEC section 12):
+
+- a thread is a conversation of the agent (connector ``langgraph``);
+- a LangGraph run (``run_id`` in a checkpoint's metadata) is an agent_state run that
+  continues the thread's previous one, so the thread's budget carries over, and every
+  checkpoint is recorded as that run's frontier: ``recover_run`` returns the resume
+  point and the unconfirmed tool calls;
+- ``delete_thread``, ``delete_for_runs`` and ``prune`` remove checkpoint payloads only
+  through an audited, append-only purge record (who, when, why, which checkpoints);
+  the run ledger never loses a row.
+
+Reads (``get_tuple``, ``list``) are one round trip each and never write, so they work
+on a standby.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Iterator, Sequence
+from typing import Any
+from uuid import UUID
+
+from langchain_core.runnables import RunnableConfig
+from langgraph.checkpoint.base import (
+    WRITES_IDX_MAP,
+    BaseCheckpointSaver,
+    ChannelVersions,
+    Checkpoint,
+    CheckpointMetadata,
+    CheckpointTuple,
+    get_checkpoint_id,
+    get_serializable_checkpoint_metadata,
+)
+from langgraph.checkpoint.serde.base import SerializerProtocol
+
+from ..aio import AsyncStore
+from ..errors import InvalidArgument
+from ..results import GraphCheckpoint
+from ..store import Store
+
+__all__ = ["AgentStateSaver", "AsyncAgentStateSaver"]
+
+
+def _metadata(config: RunnableConfig, metadata: CheckpointMetadata) -> dict[str, Any]:
+    """The checkpoint metadata as a JSON object (kept as jsonb, for list filters)."""
+    md = dict(get_serializable_checkpoint_metadata(config, metadata))
+    for key, value in md.items():
+        try:
+            json.dumps(value)
+        except (TypeError, ValueError) as e:
+            raise InvalidArgument(f"metadata.{key}: not JSON-serializable ({e})") from e
+    return md
+
+
+def _writes(
+    writes: Sequence[tuple[str, Any]], serde: SerializerProtocol
+) -> tuple[list[int], list[str], list[str], list[bytes]]:
+    idxs, channels, types, values = [], [], [], []
+    for idx, (channel, value) in enumerate(writes):
+        kind, blob = serde.dumps_typed(value)
+        idxs.append(WRITES_IDX_MAP.get(channel, idx))
+        channels.append(channel)
+        types.append(kind)
+        values.append(blob)
+    return idxs, channels, types, values
+
+
+def _tuple(row: GraphCheckpoint, serde: SerializerProtocol) -> CheckpointTuple:
+    checkpoint: Checkpoint = serde.loads_typed((row.payload_type, row.payload))
+    writes = []
+    if row.write_task_ids:
+        assert row.write_channels and row.write_types and row.write_values
+        for task_id, channel, kind, blob in zip(
+            row.write_task_ids, row.write_channels, row.write_types, row.write_values, strict=True
+        ):
+            writes.append((task_id, channel, serde.loads_typed((kind, bytes(blob)))))
+    conf = {"thread_id": row.thread_id, "checkpoint_ns": row.checkpoint_ns}
+    return CheckpointTuple(
+        config={"configurable": {**conf, "checkpoint_id": row.checkpoint_id}},
+        checkpoint=checkpoint,
+        metadata=row.metadata,  # type: ignore[arg-type]
+        parent_config=(
+            {"configurable": {**conf, "checkpoint_id": row.parent_checkpoint_id}}
+            if row.parent_checkpoint_id
+            else None
+        ),
+        pending_writes=writes,
+    )
+
+
+def _list_args(
+    config: RunnableConfig | None,
+    filter: dict[str, Any] | None,
+    before: RunnableConfig | None,
+    limit: int | None,
+) -> dict[str, Any]:
+    conf = (config or {}).get("configurable", {})
+    return {
+        "thread": conf.get("thread_id"),
+        "namespace": conf.get("checkpoint_ns"),
+        "checkpoint": get_checkpoint_id(config) if config else None,
+        "filter": filter or None,
+        "before": get_checkpoint_id(before) if before else None,
+        "max_results": limit,
+    }
+
+
+def _target(config: RunnableConfig) -> tuple[str, str]:
+    conf = config["configurable"]
+    return str(conf["thread_id"]), str(conf.get("checkpoint_ns", ""))
+
+
+class AgentStateSaver(BaseCheckpointSaver[int]):
+    """A LangGraph checkpointer bound to one agent (synchronous).
+
+    ``source`` is an :class:`agent_state.Store`, a psycopg connection or pool, or a DSN.
+    """
+
+    def __init__(
+        self,
+        source: Store | Any,
+        *,
+        agent: UUID | str,
+        serde: SerializerProtocol | None = None,
+    ) -> None:
+        super().__init__(serde=serde)
+        self.store = source if isinstance(source, Store) else Store(source)
+        self.agent = agent
+
+    def put(
+        self,
+        config: RunnableConfig,
+        checkpoint: Checkpoint,
+        metadata: CheckpointMetadata,
+        new_versions: ChannelVersions,
+    ) -> RunnableConfig:
+        thread_id, ns = _target(config)
+        kind, blob = self.serde.dumps_typed(checkpoint)
+        self.store.graph_put(
+            agent=self.agent, thread_id=thread_id, checkpoint_ns=ns,
+            checkpoint_id=checkpoint["id"],
+            parent_checkpoint_id=config["configurable"].get("checkpoint_id"),
+            payload_type=kind, payload=blob, metadata=_metadata(config, metadata),
+        )  # fmt: skip
+        return {
+            "configurable": {
+                "thread_id": thread_id,
+                "checkpoint_ns": ns,
+                "checkpoint_id": checkpoint["id"],
+            }
+        }
+
+    def put_writes(
+        self,
+        config: RunnableConfig,
+        writes: Sequence[tuple[str, Any]],
+        task_id: str,
+        task_path: str = "",
+    ) -> None:
+        thread_id, ns = _target(config)
+        idxs, channels, types, values = _writes(writes, self.serde)
+        self.store.graph_put_writes(
+            agent=self.agent, thread_id=thread_id, checkpoint_ns=ns,
+            checkpoint_id=config["configurable"]["checkpoint_id"], task_id=task_id,
+            task_path=task_path, idxs=idxs, channels=channels, value_types=types,
+            writes_values=values,
+        )  # fmt: skip
+
+    def get_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
+        thread_id, ns = _target(config)
+        rows = self.store.graph_list(
+            agent=self.agent, thread=thread_id, namespace=ns,
+            checkpoint=get_checkpoint_id(config), max_results=1,
+        )  # fmt: skip
+        return _tuple(rows[0], self.serde) if rows else None
+
+    def list(
+        self,
+        config: RunnableConfig | None,
+        *,
+        filter: dict[str, Any] | None = None,
+        before: RunnableConfig | None = None,
+        limit: int | None = None,
+    ) -> Iterator[CheckpointTuple]:
+        rows = self.store.graph_list(agent=self.agent, **_list_args(config, filter, before, limit))
+        for row in rows:
+            yield _tuple(row, self.serde)
+
+    def delete_thread(self, thread_id: str) -> None:
+        self.store.graph_delete_thread(agent=self.agent, thread_id=str(thread_id))
+
+    def delete_for_runs(self, run_ids: Sequence[str]) -> None:
+        self.store.graph_delete_for_runs(agent=self.agent, graph_run_ids=[str(r) for r in run_ids])
+
+    def copy_thread(self, source_thread_id: str, target_thread_id: str) -> None:
+        self.store.graph_copy_thread(
+            agent=self.agent,
+            source_thread_id=str(source_thread_id),
+            target_thread_id=str(target_thread_id),
+        )
+
+    def prune(self, thread_ids: Sequence[str], *, strategy: str = "keep_latest") -> None:
+        self.store.graph_prune(
+            agent=self.agent, thread_ids=[str(t) for t in thread_ids], strategy=strategy
+        )
+
+    # The async API of a synchronous saver runs the same calls (as psycopg's own
+    # synchronous savers do not; LangGraph calls them from async graphs).
+    async def aput(
+        self,
+        config: RunnableConfig,
+        checkpoint: Checkpoint,
+        metadata: CheckpointMetadata,
+        new_versions: ChannelVersions,
+    ) -> RunnableConfig:
+        return self.put(config, checkpoint, metadata, new_versions)
+
+    async def aput_writes(
+        self,
+        config: RunnableConfig,
+        writes: Sequence[tuple[str, Any]],
+        task_id: str,
+        task_path: str = "",
+    ) -> None:
+        self.put_writes(config, writes, task_id, task_path)
+
+    async def aget_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
+        return self.get_tuple(config)
+
+    async def alist(
+        self,
+        config: RunnableConfig | None,
+        *,
+        filter: dict[str, Any] | None = None,
+        before: RunnableConfig | None = None,
+        limit: int | None = None,
+    ) -> AsyncIterator[CheckpointTuple]:
+        for item in self.list(config, filter=filter, before=before, limit=limit):
+            yield item
+
+    async def adelete_thread(self, thread_id: str) -> None:
+        self.delete_thread(thread_id)
+
+    async def adelete_for_runs(self, run_ids: Sequence[str]) -> None:
+        self.delete_for_runs(run_ids)
+
+    async def acopy_thread(self, source_thread_id: str, target_thread_id: str) -> None:
+        self.copy_thread(source_thread_id, target_thread_id)
+
+    async def aprune(self, thread_ids: Sequence[str], *, strategy: str = "keep_latest") -> None:
+        self.prune(thread_ids, strategy=strategy)
+
+
+class AsyncAgentStateSaver(BaseCheckpointSaver[int]):
+    """A LangGraph checkpointer bound to one agent (asyncio).
+
+    ``source`` is an :class:`agent_state.AsyncStore`, a psycopg async connection or
+    pool, or a DSN.
+    """
+
+    def __init__(
+        self,
+        source: AsyncStore | Any,
+        *,
+        agent: UUID | str,
+        serde: SerializerProtocol | None = None,
+    ) -> None:
+        super().__init__(serde=serde)
+        self.store = source if isinstance(source, AsyncStore) else AsyncStore(source)
+        self.agent = agent
+
+    async def aput(
+        self,
+        config: RunnableConfig,
+        checkpoint: Checkpoint,
+        metadata: CheckpointMetadata,
+        new_versions: ChannelVersions,
+    ) -> RunnableConfig:
+        thread_id, ns = _target(config)
+        kind, blob = self.serde.dumps_typed(checkpoint)
+        await self.store.graph_put(
+            agent=self.agent, thread_id=thread_id, checkpoint_ns=ns,
+            checkpoint_id=checkpoint["id"],
+            parent_checkpoint_id=config["configurable"].get("checkpoint_id"),
+            payload_type=kind, payload=blob, metadata=_metadata(config, metadata),
+        )  # fmt: skip
+        return {
+            "configurable": {
+                "thread_id": thread_id,
+                "checkpoint_ns": ns,
+                "checkpoint_id": checkpoint["id"],
+            }
+        }
+
+    async def aput_writes(
+        self,
+        config: RunnableConfig,
+        writes: Sequence[tuple[str, Any]],
+        task_id: str,
+        task_path: str = "",
+    ) -> None:
+        thread_id, ns = _target(config)
+        idxs, channels, types, values = _writes(writes, self.serde)
+        await self.store.graph_put_writes(
+            agent=self.agent, thread_id=thread_id, checkpoint_ns=ns,
+            checkpoint_id=config["configurable"]["checkpoint_id"], task_id=task_id,
+            task_path=task_path, idxs=idxs, channels=channels, value_types=types,
+            writes_values=values,
+        )  # fmt: skip
+
+    async def aget_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
+        thread_id, ns = _target(config)
+        rows = await self.store.graph_list(
+            agent=self.agent, thread=thread_id, namespace=ns,
+            checkpoint=get_checkpoint_id(config), max_results=1,
+        )  # fmt: skip
+        return _tuple(rows[0], self.serde) if rows else None
+
+    async def alist(
+        self,
+        config: RunnableConfig | None,
+        *,
+        filter: dict[str, Any] | None = None,
+        before: RunnableConfig | None = None,
+        limit: int | None = None,
+    ) -> AsyncIterator[CheckpointTuple]:
+        rows = await self.store.graph_list(
+            agent=self.agent, **_list_args(config, filter, before, limit)
+        )
+        for row in rows:
+            yield _tuple(row, self.serde)
+
+    async def adelete_thread(self, thread_id: str) -> None:
+        await self.store.graph_delete_thread(agent=self.agent, thread_id=str(thread_id))
+
+    async def adelete_for_runs(self, run_ids: Sequence[str]) -> None:
+        await self.store.graph_delete_for_runs(
+            agent=self.agent, graph_run_ids=[str(r) for r in run_ids]
+        )
+
+    async def acopy_thread(self, source_thread_id: str, target_thread_id: str) -> None:
+        await self.store.graph_copy_thread(
+            agent=self.agent,
+            source_thread_id=str(source_thread_id),
+            target_thread_id=str(target_thread_id),
+        )
+
+    async def aprune(self, thread_ids: Sequence[str], *, strategy: str = "keep_latest") -> None:
+        await self.store.graph_prune(
+            agent=self.agent, thread_ids=[str(t) for t in thread_ids], strategy=strategy
+        )
