@@ -145,3 +145,55 @@ FOR EACH ROW EXECUTE FUNCTION agent_state._guard_graph_payload();
 CREATE TRIGGER graph_writes_guard
 BEFORE UPDATE OR DELETE ON agent_state.graph_writes
 FOR EACH ROW EXECUTE FUNCTION agent_state._guard_graph_payload();
+
+-- LangGraph store items (AgentStateStore): each (namespace, key) of an agent is a
+-- memory entry, so it has revisions, provenance and eligibility; its JSON value is
+-- kept per revision. A put of an existing live key amends the entry, a delete
+-- forgets it, and a put after a delete makes a new entry (the key then names it).
+CREATE TABLE agent_state.graph_items (
+    runtime_agent_id uuid NOT NULL,
+    namespace text [] NOT NULL,
+    key text NOT NULL,
+    entry_id uuid NOT NULL,
+    created_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+    created_by name NOT NULL DEFAULT current_user,
+    CONSTRAINT graph_items_pkey PRIMARY KEY (runtime_agent_id, namespace, key),
+    CONSTRAINT graph_items_entry_key UNIQUE (runtime_agent_id, entry_id),
+    CONSTRAINT graph_items_entry_fkey FOREIGN KEY (runtime_agent_id, entry_id)
+    REFERENCES agent_state.memory_entries (runtime_agent_id, entry_id),
+    -- (Not BETWEEN: PostgreSQL prints it back as a nested AND, and a restored
+    -- plain install would differ from a fresh one.)
+    CONSTRAINT graph_items_namespace_check CHECK (
+        cardinality(namespace) >= 1 AND cardinality(namespace) <= 100
+        AND array_position(namespace, NULL) IS NULL
+    ),
+    CONSTRAINT graph_items_key_check CHECK (length(key) <= 1000)
+);
+
+COMMENT ON TABLE agent_state.graph_items IS
+'LangGraph store items: the memory entry each (namespace, key) names.';
+
+CREATE TABLE agent_state.graph_item_values (
+    runtime_agent_id uuid NOT NULL,
+    entry_id uuid NOT NULL,
+    revision integer NOT NULL,
+    value jsonb NOT NULL,
+    created_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+    created_by name NOT NULL DEFAULT current_user,
+    CONSTRAINT graph_item_values_pkey PRIMARY KEY (runtime_agent_id, entry_id, revision),
+    CONSTRAINT graph_item_values_revision_fkey FOREIGN KEY (runtime_agent_id, entry_id, revision)
+    REFERENCES agent_state.memory_revisions (runtime_agent_id, entry_id, revision),
+    CONSTRAINT graph_item_values_value_check CHECK (jsonb_typeof(value) = 'object')
+);
+
+COMMENT ON TABLE agent_state.graph_item_values IS
+'The JSON value of a LangGraph store item at each revision of its memory entry.';
+
+CREATE TRIGGER graph_items_guard
+BEFORE UPDATE OR DELETE ON agent_state.graph_items
+FOR EACH ROW EXECUTE FUNCTION agent_state._refuse_change('entry_id');
+
+-- Values hold the item's text: redact erases them with the entry's text.
+CREATE TRIGGER graph_item_values_append_only
+BEFORE UPDATE OR DELETE ON agent_state.graph_item_values
+FOR EACH ROW EXECUTE FUNCTION agent_state._guard_derived_memory();

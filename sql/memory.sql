@@ -402,11 +402,11 @@ COMMENT ON TABLE agent_state.memory_embeddings IS
 CREATE TRIGGER memory_embeddings_before_insert
 BEFORE INSERT ON agent_state.memory_embeddings
 FOR EACH ROW WHEN (NOT agent_state._restoring())
-EXECUTE FUNCTION agent_state._guard_memory_embedding();
+EXECUTE FUNCTION agent_state._guard_derived_memory();
 
 CREATE TRIGGER memory_embeddings_append_only
 BEFORE UPDATE OR DELETE ON agent_state.memory_embeddings
-FOR EACH ROW EXECUTE FUNCTION agent_state._guard_memory_embedding();
+FOR EACH ROW EXECUTE FUNCTION agent_state._guard_derived_memory();
 
 CREATE TRIGGER memory_embedding_models_append_only
 BEFORE UPDATE OR DELETE ON agent_state.memory_embedding_models

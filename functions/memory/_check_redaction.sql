@@ -1,5 +1,6 @@
 -- A redacted entry: every revision carries the marker, the entry is retired with
--- the marker as its body, and no embedding of its text is left. Run at commit of a redaction and by verify().
+-- the marker as its body, and nothing derived from its text (embeddings, item
+-- values) is left. Run at commit of a redaction and by verify().
 CREATE FUNCTION agent_state._check_redaction(agent uuid, entry uuid)
 RETURNS void
 LANGUAGE plpgsql
@@ -17,6 +18,9 @@ BEGIN
           AND (e.live OR e.body <> '[redacted]')
     ) OR EXISTS (
         SELECT FROM agent_state.memory_embeddings AS x
+        WHERE x.runtime_agent_id = agent AND x.entry_id = entry
+    ) OR EXISTS (
+        SELECT FROM agent_state.graph_item_values AS x
         WHERE x.runtime_agent_id = agent AND x.entry_id = entry
     ) THEN
         RAISE EXCEPTION USING

@@ -56,8 +56,10 @@ BEGIN
     SET body = '[redacted]', live = false
     WHERE e.runtime_agent_id = agent AND e.entry_id = entry;
 
-    -- Embeddings are derived from the removed text.
+    -- Embeddings and LangGraph item values are derived from the removed text.
     DELETE FROM agent_state.memory_embeddings AS x
+    WHERE x.runtime_agent_id = agent AND x.entry_id = entry;
+    DELETE FROM agent_state.graph_item_values AS x
     WHERE x.runtime_agent_id = agent AND x.entry_id = entry;
 
     snapshot_hashes := agent_state._redact_snapshots(agent, entry);
@@ -72,7 +74,7 @@ $$;
 COMMENT ON FUNCTION agent_state.redact(uuid, uuid, text) IS
 'redact(agent, entry, reason) (operator): erasure. Retires the entry and replaces the body of '
 'every revision of it, and the prompt of every snapshot that used one of them, with '
-'''[redacted]'', and erases their embeddings; keeps the operation log, subjects and provenance, and records who, when, why '
+'''[redacted]'', and erases their embeddings and LangGraph item values; keeps the operation log, subjects and provenance, and records who, when, why '
 'and the sha256 of each text removed (memory_redactions). reason required (22004/22023). '
 'Forgotten entries can be redacted; redacting twice: 55000. Unknown entry: P0002 (23503 if '
 'another perspective''s).';

@@ -24,8 +24,11 @@ from psycopg.types.json import Jsonb
 from .results import (
     ActivePersona,
     GraphCheckpoint,
+    GraphItem,
+    GraphNamespace,
     MemoryRef,
     MemoryRevision,
+    MemoryState,
     PendingEmbedding,
     PersonaRevision,
     RecallHit,
@@ -364,6 +367,32 @@ graph_prune = _fn(
 graph_copy_thread = _fn(
     "graph_copy_thread", "agent uuid, source_thread_id text, target_thread_id text",
     "integer", Scalar[int]())
+
+# Section 12: integrations (the LangGraph store)
+memory_entry = _fn(
+    "memory_entry",
+    "agent uuid, entry uuid, as_of timestamp with time zone = null, conversation uuid = null",
+    "TABLE(revision integer, body text, subject uuid, visibility text, source_type text,"
+    " live boolean, created_at timestamp with time zone, revised_at timestamp with time zone)",
+    MaybeOne(MemoryState))
+graph_item_put = _fn(
+    "graph_item_put",
+    "agent uuid, namespace text[], key text, value jsonb, body text, message uuid = null",
+    "TABLE(entry uuid, revision integer)", One(MemoryRef))
+graph_item_delete = _fn(
+    "graph_item_delete", "agent uuid, namespace text[], key text", "boolean", Scalar[bool]())
+graph_item_search = _fn(
+    "graph_item_search",
+    "agent uuid, namespace_prefix text[], query text = null, filter jsonb = null,"
+    " max_results integer = 10, skip integer = 0, conversation uuid = null, item_key text = null",
+    "TABLE(namespace text[], key text, value jsonb, created_at timestamp with time zone,"
+    " updated_at timestamp with time zone, score double precision)",
+    Many(GraphItem))
+graph_list_namespaces = _fn(
+    "graph_list_namespaces",
+    "agent uuid, prefix text[] = null, suffix text[] = null, max_depth integer = null,"
+    " max_results integer = 100, skip integer = 0",
+    "TABLE(namespace text[])", Many(GraphNamespace))
 
 # Section 9: views and export
 export_markdown = _fn("export_markdown", "agent uuid", "text", Scalar[str]())

@@ -20,8 +20,11 @@ from .errors import _mapped
 from .results import (
     ActivePersona,
     GraphCheckpoint,
+    GraphItem,
+    GraphNamespace,
     MemoryRef,
     MemoryRevision,
+    MemoryState,
     PendingEmbedding,
     PersonaRevision,
     RecallHit,
@@ -734,6 +737,78 @@ class AsyncStore:
         return await self._call(
             F.graph_copy_thread, agent=agent, source_thread_id=source_thread_id,
             target_thread_id=target_thread_id,
+        )  # fmt: skip
+
+    async def memory_entry(
+        self,
+        *,
+        agent: Id,
+        entry: Id,
+        as_of: datetime | None = None,
+        conversation: Id | None = None,
+    ) -> MemoryState | None:
+        """One entry's state by id (with ``conversation``: only when eligible there)."""
+        return await self._call(
+            F.memory_entry, agent=agent, entry=entry, as_of=as_of, conversation=conversation
+        )
+
+    async def graph_item_put(
+        self,
+        *,
+        agent: Id,
+        namespace: Sequence[str],
+        key: str,
+        value: JSON,
+        body: str,
+        message: Id | None = None,
+    ) -> MemoryRef:
+        """Store a LangGraph store item as a memory entry (a live key is amended)."""
+        return await self._call(
+            F.graph_item_put, agent=agent, namespace=list(namespace), key=key, value=value,
+            body=body, message=message,
+        )  # fmt: skip
+
+    async def graph_item_delete(self, *, agent: Id, namespace: Sequence[str], key: str) -> bool:
+        """Forget a LangGraph store item's entry; False when there is no live item."""
+        return await self._call(
+            F.graph_item_delete, agent=agent, namespace=list(namespace), key=key
+        )
+
+    async def graph_item_search(
+        self,
+        *,
+        agent: Id,
+        namespace_prefix: Sequence[str],
+        query: str | None = None,
+        filter: JSON | None = None,
+        max_results: int | None = None,
+        skip: int | None = None,
+        conversation: Id | None = None,
+        item_key: str | None = None,
+    ) -> list[GraphItem]:
+        """Live LangGraph store items under a namespace prefix (reads only)."""
+        return await self._call(
+            F.graph_item_search, agent=agent, namespace_prefix=list(namespace_prefix),
+            query=query, filter=filter, max_results=max_results, skip=skip,
+            conversation=conversation, item_key=item_key,
+        )  # fmt: skip
+
+    async def graph_list_namespaces(
+        self,
+        *,
+        agent: Id,
+        prefix: Sequence[str] | None = None,
+        suffix: Sequence[str] | None = None,
+        max_depth: int | None = None,
+        max_results: int | None = None,
+        skip: int | None = None,
+    ) -> list[GraphNamespace]:
+        """Distinct namespaces of live LangGraph store items (reads only)."""
+        return await self._call(
+            F.graph_list_namespaces, agent=agent,
+            prefix=None if prefix is None else list(prefix),
+            suffix=None if suffix is None else list(suffix),
+            max_depth=max_depth, max_results=max_results, skip=skip,
         )  # fmt: skip
 
     # -- Section 9: views and export ------------------------------------------------------

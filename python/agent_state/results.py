@@ -144,3 +144,36 @@ class GraphCheckpoint:
     write_channels: list[str] | None
     write_types: list[str] | None
     write_values: list[bytes] | None
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryState:
+    """The row of ``memory_entry``: one entry's current (or past) state."""
+
+    revision: int
+    body: str
+    subject: UUID | None
+    visibility: str
+    source_type: str
+    live: bool
+    created_at: datetime
+    revised_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class GraphItem:
+    """One row of ``graph_item_search``: a LangGraph store item."""
+
+    namespace: list[str]
+    key: str
+    value: dict[str, Any]
+    created_at: datetime
+    updated_at: datetime
+    score: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class GraphNamespace:
+    """One row of ``graph_list_namespaces``."""
+
+    namespace: list[str]

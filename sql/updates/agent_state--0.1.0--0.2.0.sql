@@ -85,10 +85,15 @@ $drop$;
 -- include: functions/execution/snapshot_prompt.sql
 -- include: functions/graph/_graph_purge.sql
 -- include: functions/graph/_guard_graph_payload.sql
+-- include: functions/graph/_need_graph_namespace.sql
 -- include: functions/graph/graph_copy_thread.sql
 -- include: functions/graph/graph_delete_for_runs.sql
 -- include: functions/graph/graph_delete_thread.sql
+-- include: functions/graph/graph_item_delete.sql
+-- include: functions/graph/graph_item_put.sql
+-- include: functions/graph/graph_item_search.sql
 -- include: functions/graph/graph_list.sql
+-- include: functions/graph/graph_list_namespaces.sql
 -- include: functions/graph/graph_prune.sql
 -- include: functions/graph/graph_put.sql
 -- include: functions/graph/graph_put_writes.sql
@@ -98,7 +103,8 @@ $drop$;
 -- include: functions/memory/_check_memory_revision.sql
 -- include: functions/memory/_check_redaction.sql
 -- include: functions/memory/_check_revision.sql
--- include: functions/memory/_guard_memory_embedding.sql
+-- include: functions/memory/_conversation_target.sql
+-- include: functions/memory/_guard_derived_memory.sql
 -- include: functions/memory/_guard_memory_redaction.sql
 -- include: functions/memory/_match_query.sql
 -- include: functions/memory/_need_embedding.sql
@@ -110,6 +116,7 @@ $drop$;
 -- include: functions/memory/attach_embedding.sql
 -- include: functions/memory/context_for.sql
 -- include: functions/memory/forget.sql
+-- include: functions/memory/memory_entry.sql
 -- include: functions/memory/note.sql
 -- include: functions/memory/pending_embeddings.sql
 -- include: functions/memory/recall.sql
@@ -345,11 +352,11 @@ COMMENT ON TABLE agent_state.memory_embeddings IS
 CREATE TRIGGER memory_embeddings_before_insert
 BEFORE INSERT ON agent_state.memory_embeddings
 FOR EACH ROW WHEN (NOT agent_state._restoring())
-EXECUTE FUNCTION agent_state._guard_memory_embedding();
+EXECUTE FUNCTION agent_state._guard_derived_memory();
 
 CREATE TRIGGER memory_embeddings_append_only
 BEFORE UPDATE OR DELETE ON agent_state.memory_embeddings
-FOR EACH ROW EXECUTE FUNCTION agent_state._guard_memory_embedding();
+FOR EACH ROW EXECUTE FUNCTION agent_state._guard_derived_memory();
 
 CREATE TRIGGER memory_embedding_models_append_only
 BEFORE UPDATE OR DELETE ON agent_state.memory_embedding_models
@@ -489,6 +496,58 @@ FOR EACH ROW EXECUTE FUNCTION agent_state._guard_graph_payload();
 CREATE TRIGGER graph_writes_guard
 BEFORE UPDATE OR DELETE ON agent_state.graph_writes
 FOR EACH ROW EXECUTE FUNCTION agent_state._guard_graph_payload();
+
+-- LangGraph store items (AgentStateStore): each (namespace, key) of an agent is a
+-- memory entry, so it has revisions, provenance and eligibility; its JSON value is
+-- kept per revision. A put of an existing live key amends the entry, a delete
+-- forgets it, and a put after a delete makes a new entry (the key then names it).
+CREATE TABLE agent_state.graph_items (
+    runtime_agent_id uuid NOT NULL,
+    namespace text [] NOT NULL,
+    key text NOT NULL,
+    entry_id uuid NOT NULL,
+    created_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+    created_by name NOT NULL DEFAULT current_user,
+    CONSTRAINT graph_items_pkey PRIMARY KEY (runtime_agent_id, namespace, key),
+    CONSTRAINT graph_items_entry_key UNIQUE (runtime_agent_id, entry_id),
+    CONSTRAINT graph_items_entry_fkey FOREIGN KEY (runtime_agent_id, entry_id)
+    REFERENCES agent_state.memory_entries (runtime_agent_id, entry_id),
+    -- (Not BETWEEN: PostgreSQL prints it back as a nested AND, and a restored
+    -- plain install would differ from a fresh one.)
+    CONSTRAINT graph_items_namespace_check CHECK (
+        cardinality(namespace) >= 1 AND cardinality(namespace) <= 100
+        AND array_position(namespace, NULL) IS NULL
+    ),
+    CONSTRAINT graph_items_key_check CHECK (length(key) <= 1000)
+);
+
+COMMENT ON TABLE agent_state.graph_items IS
+'LangGraph store items: the memory entry each (namespace, key) names.';
+
+CREATE TABLE agent_state.graph_item_values (
+    runtime_agent_id uuid NOT NULL,
+    entry_id uuid NOT NULL,
+    revision integer NOT NULL,
+    value jsonb NOT NULL,
+    created_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+    created_by name NOT NULL DEFAULT current_user,
+    CONSTRAINT graph_item_values_pkey PRIMARY KEY (runtime_agent_id, entry_id, revision),
+    CONSTRAINT graph_item_values_revision_fkey FOREIGN KEY (runtime_agent_id, entry_id, revision)
+    REFERENCES agent_state.memory_revisions (runtime_agent_id, entry_id, revision),
+    CONSTRAINT graph_item_values_value_check CHECK (jsonb_typeof(value) = 'object')
+);
+
+COMMENT ON TABLE agent_state.graph_item_values IS
+'The JSON value of a LangGraph store item at each revision of its memory entry.';
+
+CREATE TRIGGER graph_items_guard
+BEFORE UPDATE OR DELETE ON agent_state.graph_items
+FOR EACH ROW EXECUTE FUNCTION agent_state._refuse_change('entry_id');
+
+-- Values hold the item's text: redact erases them with the entry's text.
+CREATE TRIGGER graph_item_values_append_only
+BEFORE UPDATE OR DELETE ON agent_state.graph_item_values
+FOR EACH ROW EXECUTE FUNCTION agent_state._guard_derived_memory();
 
 -- The whole-schema passes: stamp and scope-guard triggers, config_dump
 -- registration, grants.

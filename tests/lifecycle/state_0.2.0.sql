@@ -37,3 +37,16 @@ BEGIN
     PERFORM agent_state.graph_prune(agent, ARRAY['thread-1'], 'keep_latest');
 END
 $graph$;
+
+-- A LangGraph store item, amended once (its value kept per revision).
+DO $items$
+DECLARE
+    agent uuid;
+BEGIN
+    SELECT a.runtime_agent_id INTO agent FROM agent_state.agents AS a WHERE a.handle = 'lifecycle';
+    PERFORM agent_state.graph_item_put(agent, ARRAY['users', 'alice'], 'prefs', '{"text": "likes tea"}',
+                                       'likes tea');
+    PERFORM agent_state.graph_item_put(agent, ARRAY['users', 'alice'], 'prefs',
+                                       '{"text": "likes green tea"}', 'likes green tea');
+END
+$items$;

@@ -69,8 +69,8 @@ def ids(dsn: str) -> dict[str, Any]:
                    (SELECT c.conversation_id FROM agent_state.conversations AS c
                     WHERE c.runtime_agent_id = a.runtime_agent_id AND c.external_ref = 'C1'),
                    (SELECT e.entry_id FROM agent_state.memory_entries AS e
-                    WHERE e.runtime_agent_id = a.runtime_agent_id AND e.current_revision = 2
-                      AND e.live),
+                    WHERE e.runtime_agent_id = a.runtime_agent_id
+                      AND e.body = 'Alice is severely allergic to peanuts'),
                    (SELECT r.run_id FROM agent_state.runs AS r
                     WHERE r.runtime_agent_id = a.runtime_agent_id
                       AND r.trigger_message_id IS NOT NULL AND r.continued_from IS NULL),

@@ -1,4 +1,5 @@
-"""LangGraph checkpointer on agent_state: ``AgentStateSaver`` / ``AsyncAgentStateSaver``.
+"""LangGraph on agent_state: the checkpointer (``AgentStateSaver`` /
+``AsyncAgentStateSaver``) and the store (``AgentStateStore`` / ``AsyncAgentStateStore``).
 
 Install with the ``langgraph`` extra. A saver is bound to one agent: every checkpoint
 is a row of that agent, behind row-level security and composite keys like all of
@@ -25,7 +26,7 @@ on a standby.
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Iterator, Sequence
+from collections.abc import AsyncIterator, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 from uuid import UUID
 
@@ -41,13 +42,26 @@ from langgraph.checkpoint.base import (
     get_serializable_checkpoint_metadata,
 )
 from langgraph.checkpoint.serde.base import SerializerProtocol
+from langgraph.store.base import (
+    BaseStore,
+    GetOp,
+    Item,
+    ListNamespacesOp,
+    Op,
+    PutOp,
+    Result,
+    SearchItem,
+    SearchOp,
+    validate_op_namespace,
+)
+from langgraph.store.base.embed import get_text_at_path
 
 from ..aio import AsyncStore
 from ..errors import InvalidArgument
-from ..results import GraphCheckpoint
+from ..results import GraphCheckpoint, GraphItem
 from ..store import Store
 
-__all__ = ["AgentStateSaver", "AsyncAgentStateSaver"]
+__all__ = ["AgentStateSaver", "AgentStateStore", "AsyncAgentStateSaver", "AsyncAgentStateStore"]
 
 
 def _metadata(config: RunnableConfig, metadata: CheckpointMetadata) -> dict[str, Any]:
@@ -358,3 +372,234 @@ class AsyncAgentStateSaver(BaseCheckpointSaver[int]):
         await self.store.graph_prune(
             agent=self.agent, thread_ids=[str(t) for t in thread_ids], strategy=strategy
         )
+
+
+# --------------------------------------------------------------------------- store
+
+
+def _strings(value: Any) -> list[str]:
+    """Every string in a JSON value, depth first."""
+    if isinstance(value, str):
+        return [value] if value.strip() else []
+    if isinstance(value, Mapping):
+        return [t for v in value.values() for t in _strings(v)]
+    if isinstance(value, (list, tuple)):
+        return [t for v in value for t in _strings(v)]
+    return []
+
+
+def _body(value: Mapping[str, Any], index: Any, default_fields: list[str] | None) -> str:
+    """The searchable text of an item (the memory entry's body): the text at its
+    indexed fields (``index``, else the store's ``index={"fields": [...]}``), else every
+    string in the value, else its JSON."""
+    fields = default_fields if index is None else (None if index is False else list(index))
+    texts: list[str] = []
+    if fields:
+        for path in fields:
+            if path == "$":
+                texts.extend(_strings(value))
+            else:
+                texts.extend(str(t) for t in get_text_at_path(value, path) if str(t).strip())
+    else:
+        texts = _strings(value)
+    text = "\n".join(texts)
+    return text if text.strip() else json.dumps(value, ensure_ascii=False, sort_keys=True)
+
+
+def _check_value(key: str, value: Mapping[str, Any]) -> None:
+    try:
+        json.dumps(value)
+    except (TypeError, ValueError) as e:
+        raise InvalidArgument(f"value of {key!r}: not JSON-serializable ({e})") from e
+
+
+def _plain_filter(filter: dict[str, Any] | None) -> dict[str, Any] | None:
+    """Equality filters only (JSON containment); comparison operators are refused."""
+    if not filter:
+        return None
+    for k, v in filter.items():
+        if isinstance(v, dict) and any(str(op).startswith("$") for op in v):
+            raise InvalidArgument(f"filter.{k}: comparison operators are not supported")
+    return filter
+
+
+def _item(row: GraphItem, *, search: bool) -> Item:
+    if search:
+        return SearchItem(
+            value=row.value, key=row.key, namespace=tuple(row.namespace),
+            created_at=row.created_at, updated_at=row.updated_at, score=row.score,
+        )  # fmt: skip
+    return Item(
+        value=row.value, key=row.key, namespace=tuple(row.namespace),
+        created_at=row.created_at, updated_at=row.updated_at,
+    )  # fmt: skip
+
+
+def _conditions(op: ListNamespacesOp) -> tuple[list[str] | None, list[str] | None]:
+    prefix = suffix = None
+    for c in op.match_conditions or ():
+        if c.match_type == "prefix":
+            prefix = list(c.path)
+        elif c.match_type == "suffix":
+            suffix = list(c.path)
+    return prefix, suffix
+
+
+class AgentStateStore(BaseStore):
+    """A LangGraph store on agent_state memory, bound to one agent (synchronous).
+
+    Every item is a memory entry: a put of a new key remembers it, a put of an
+    existing live key amends it (the value is kept per revision), a delete forgets it
+    (its history stays). Provenance comes from the bound message
+    (:meth:`bind`): its author and audience are the item's evidence, and eligibility
+    decides where it may be recalled. Without a message, an operator's put records an
+    operator-authored item with no evidence that no conversation's recall returns,
+    and a runtime's put is refused (:class:`agent_state.MissingArgument`): no evidence
+    is invented. Reads never write (no TTL: ``supports_ttl = False``); bound to a
+    conversation they return only what may enter its context. Search is lexical
+    (any word of the query) with equality filters on the value.
+    """
+
+    supports_ttl = False
+
+    def __init__(
+        self,
+        source: Store | Any,
+        *,
+        agent: UUID | str,
+        index: dict[str, Any] | None = None,
+        conversation: UUID | str | None = None,
+        message: UUID | str | None = None,
+    ) -> None:
+        self.store = source if isinstance(source, Store) else Store(source)
+        self.agent = agent
+        self.index = index
+        self.conversation = conversation
+        self.message = message
+
+    def bind(
+        self, *, conversation: UUID | str | None = None, message: UUID | str | None = None
+    ) -> AgentStateStore:
+        """The same store (and connection) with writes attributed to ``message`` and
+        reads restricted to what may enter ``conversation``'s context."""
+        return AgentStateStore(
+            self.store, agent=self.agent, index=self.index, conversation=conversation,
+            message=message,
+        )  # fmt: skip
+
+    def batch(self, ops: Iterable[Op]) -> list[Result]:
+        return [self._one(op) for op in ops]
+
+    async def abatch(self, ops: Iterable[Op]) -> list[Result]:
+        return self.batch(ops)
+
+    def _one(self, op: Op) -> Result:
+        validate_op_namespace(op)
+        s, agent = self.store, self.agent
+        if isinstance(op, GetOp):
+            rows = s.graph_item_search(
+                agent=agent, namespace_prefix=op.namespace, item_key=op.key, max_results=1000,
+                conversation=self.conversation,
+            )  # fmt: skip
+            exact = [r for r in rows if tuple(r.namespace) == tuple(op.namespace)]
+            return _item(exact[0], search=False) if exact else None
+        if isinstance(op, SearchOp):
+            rows = s.graph_item_search(
+                agent=agent, namespace_prefix=op.namespace_prefix, query=op.query or None,
+                filter=_plain_filter(op.filter), max_results=op.limit, skip=op.offset,
+                conversation=self.conversation,
+            )  # fmt: skip
+            return [_item(r, search=True) for r in rows]
+        if isinstance(op, PutOp):
+            if op.value is None:
+                s.graph_item_delete(agent=agent, namespace=op.namespace, key=op.key)
+                return None
+            _check_value(op.key, op.value)
+            fields = (self.index or {}).get("fields") if self.index else None
+            s.graph_item_put(
+                agent=agent, namespace=op.namespace, key=op.key, value=op.value,
+                body=_body(op.value, op.index, fields), message=self.message,
+            )  # fmt: skip
+            return None
+        if isinstance(op, ListNamespacesOp):
+            prefix, suffix = _conditions(op)
+            spaces = s.graph_list_namespaces(
+                agent=agent, prefix=prefix, suffix=suffix, max_depth=op.max_depth,
+                max_results=op.limit, skip=op.offset,
+            )  # fmt: skip
+            return [tuple(r.namespace) for r in spaces]
+        raise InvalidArgument(f"unknown store operation {type(op).__name__}")
+
+
+class AsyncAgentStateStore(BaseStore):
+    """A LangGraph store on agent_state memory, bound to one agent (asyncio); see
+    :class:`AgentStateStore`."""
+
+    supports_ttl = False
+
+    def __init__(
+        self,
+        source: AsyncStore | Any,
+        *,
+        agent: UUID | str,
+        index: dict[str, Any] | None = None,
+        conversation: UUID | str | None = None,
+        message: UUID | str | None = None,
+    ) -> None:
+        self.store = source if isinstance(source, AsyncStore) else AsyncStore(source)
+        self.agent = agent
+        self.index = index
+        self.conversation = conversation
+        self.message = message
+
+    def bind(
+        self, *, conversation: UUID | str | None = None, message: UUID | str | None = None
+    ) -> AsyncAgentStateStore:
+        """As :meth:`AgentStateStore.bind`."""
+        return AsyncAgentStateStore(
+            self.store, agent=self.agent, index=self.index, conversation=conversation,
+            message=message,
+        )  # fmt: skip
+
+    def batch(self, ops: Iterable[Op]) -> list[Result]:
+        raise NotImplementedError("AsyncAgentStateStore is asynchronous: use abatch")
+
+    async def abatch(self, ops: Iterable[Op]) -> list[Result]:
+        return [await self._one(op) for op in ops]
+
+    async def _one(self, op: Op) -> Result:
+        validate_op_namespace(op)
+        s, agent = self.store, self.agent
+        if isinstance(op, GetOp):
+            rows = await s.graph_item_search(
+                agent=agent, namespace_prefix=op.namespace, item_key=op.key, max_results=1000,
+                conversation=self.conversation,
+            )  # fmt: skip
+            exact = [r for r in rows if tuple(r.namespace) == tuple(op.namespace)]
+            return _item(exact[0], search=False) if exact else None
+        if isinstance(op, SearchOp):
+            rows = await s.graph_item_search(
+                agent=agent, namespace_prefix=op.namespace_prefix, query=op.query or None,
+                filter=_plain_filter(op.filter), max_results=op.limit, skip=op.offset,
+                conversation=self.conversation,
+            )  # fmt: skip
+            return [_item(r, search=True) for r in rows]
+        if isinstance(op, PutOp):
+            if op.value is None:
+                await s.graph_item_delete(agent=agent, namespace=op.namespace, key=op.key)
+                return None
+            _check_value(op.key, op.value)
+            fields = (self.index or {}).get("fields") if self.index else None
+            await s.graph_item_put(
+                agent=agent, namespace=op.namespace, key=op.key, value=op.value,
+                body=_body(op.value, op.index, fields), message=self.message,
+            )  # fmt: skip
+            return None
+        if isinstance(op, ListNamespacesOp):
+            prefix, suffix = _conditions(op)
+            spaces = await s.graph_list_namespaces(
+                agent=agent, prefix=prefix, suffix=suffix, max_depth=op.max_depth,
+                max_results=op.limit, skip=op.offset,
+            )  # fmt: skip
+            return [tuple(r.namespace) for r in spaces]
+        raise InvalidArgument(f"unknown store operation {type(op).__name__}")

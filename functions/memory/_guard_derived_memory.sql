@@ -1,6 +1,7 @@
--- Embeddings: never attached to a redacted entry (its text is gone), never
--- updated, and deleted only by redact, in the transaction that redacts the entry.
-CREATE FUNCTION agent_state._guard_memory_embedding()
+-- Data derived from a memory revision's text (embeddings, LangGraph item values):
+-- never attached to a redacted entry (its text is gone), never updated, and
+-- deleted only by redact, in the transaction that redacts the entry.
+CREATE FUNCTION agent_state._guard_derived_memory()
 RETURNS trigger
 LANGUAGE plpgsql
 SECURITY DEFINER
@@ -23,7 +24,7 @@ BEGIN
     END IF;
     RAISE EXCEPTION USING
         ERRCODE = '42501',
-        MESSAGE = pg_catalog.format('%s: %s refused; embeddings are erased only by redact',
+        MESSAGE = pg_catalog.format('%s: %s refused; derived memory data is erased only by redact',
                                     TG_TABLE_NAME, pg_catalog.lower(TG_OP));
 END
 $$;

@@ -1,0 +1,74 @@
+-- LangGraph store reads: get (one key) and search (a namespace prefix, with an
+-- optional query and a filter on the value), over live items. With a conversation,
+-- only items that may enter its context (recall's eligibility rules); without one,
+-- every item of the agent. Never writes.
+CREATE FUNCTION agent_state.graph_item_search(
+    agent uuid,
+    namespace_prefix text [],
+    query text DEFAULT NULL,
+    filter jsonb DEFAULT NULL,
+    max_results integer DEFAULT 10,
+    skip integer DEFAULT 0,
+    conversation uuid DEFAULT NULL,
+    item_key text DEFAULT NULL
+)
+RETURNS TABLE (
+    namespace text [], key text, value jsonb, created_at timestamptz, updated_at timestamptz,
+    score double precision
+)
+LANGUAGE plpgsql
+STABLE
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+SET client_min_messages = warning
+AS $$
+#variable_conflict use_variable
+DECLARE
+    t record;
+    q tsquery;
+BEGIN
+    PERFORM agent_state._bind(agent);
+    PERFORM agent_state._json_within(filter, 'filter', 1000000);
+    IF namespace_prefix IS NULL THEN
+        namespace_prefix := '{}';
+    END IF;
+    IF max_results IS NULL OR skip IS NULL THEN
+        RAISE EXCEPTION USING ERRCODE = '22004', MESSAGE = 'max_results: must not be null';
+    END IF;
+    IF max_results < 0 OR skip < 0 THEN
+        RAISE EXCEPTION USING ERRCODE = '22023', MESSAGE = 'max_results: must not be negative';
+    END IF;
+    IF pg_catalog.length(query) > 10000 THEN
+        RAISE EXCEPTION USING ERRCODE = '22023', MESSAGE = 'query: longer than 10000 characters';
+    END IF;
+    q := agent_state._match_query(query, 'any');
+    t := agent_state._conversation_target(agent, conversation, NULL);
+    RETURN QUERY
+    SELECT i.namespace, i.key, v.value, i.created_at, e.revised_at,
+           CASE WHEN q IS NULL THEN NULL ELSE pg_catalog.ts_rank(e.tsv, q)::double precision END
+    FROM agent_state.graph_items AS i
+    JOIN agent_state.memory_entries AS e
+      ON e.runtime_agent_id = i.runtime_agent_id AND e.entry_id = i.entry_id AND e.live
+    JOIN agent_state.graph_item_values AS v
+      ON v.runtime_agent_id = e.runtime_agent_id AND v.entry_id = e.entry_id
+     AND v.revision = e.current_revision
+    WHERE i.runtime_agent_id = agent
+      AND i.namespace[1:pg_catalog.cardinality(namespace_prefix)] = namespace_prefix
+      AND (item_key IS NULL OR i.key = item_key)
+      AND (filter IS NULL OR v.value @> filter)
+      AND (q IS NULL OR e.tsv @@ q)
+      AND (conversation IS NULL OR EXISTS (
+          SELECT FROM agent_state._eligible_memory_live(agent, conversation, t.known, t.audience) AS h
+          WHERE h.entry_id = e.entry_id))
+    ORDER BY 6 DESC NULLS LAST, e.revised_at DESC, i.namespace, i.key
+    LIMIT max_results OFFSET skip;
+END
+$$;
+
+COMMENT ON FUNCTION agent_state.graph_item_search(uuid, text [], text, jsonb, integer, integer, uuid, text) IS
+'graph_item_search(agent, namespace_prefix, query => null, filter => null, max_results => 10, '
+'skip => 0, conversation => null, item_key => null) -> (namespace, key, value, created_at, '
+'updated_at, score) (for the LangGraph store): live items under the prefix (item_key: that '
+'one; get is this), '
+'value containing filter, matching any word of query (score: its rank), newest first otherwise. '
+'With a conversation, only items eligible for its context. Reads only.';
