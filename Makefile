@@ -168,7 +168,7 @@ lint: all
 	$(TEST_PYTHON) tests/run_suite.py --stages build,install,sqlfluff,pgspot,pylint,plpgsql_check,catalog
 
 # ruff (lint and format) and mypy --strict over the wrapper, its tests and scripts.
-PY_LINT_PATHS ?= python tests/python tests/lifecycle tests/run_suite.py scripts bench setup.py
+PY_LINT_PATHS ?= python tests/python tests/lifecycle tests/run_suite.py scripts bench examples setup.py
 lint-python:
 	$(TEST_PYTHON) -m ruff check $(PY_LINT_PATHS)
 	$(TEST_PYTHON) -m ruff format --check $(PY_LINT_PATHS)
@@ -220,4 +220,4 @@ demo: deps all
 	@if command -v agent-state >/dev/null 2>&1; then agent-state demo; \
 	else PYTHONPATH=python$${PYTHONPATH:+:$$PYTHONPATH} $(TEST_PYTHON) -m agent_state demo; fi
 bench: all ; $(TEST_PYTHON) bench/memory.py $(BENCH_FLAGS) && $(TEST_PYTHON) bench/turn.py $(BENCH_FLAGS) \
-	&& $(TEST_PYTHON) bench/floor.py $(BENCH_FLAGS)
+	&& $(TEST_PYTHON) bench/floor.py $(BENCH_FLAGS) && $(TEST_PYTHON) bench/quality.py $(BENCH_FLAGS)

@@ -35,10 +35,21 @@ from psycopg import conninfo, sql  # noqa: E402
 
 from agent_state.embedded import TemporaryCluster, find_bindir  # noqa: E402
 
-#: The install script `make` builds; AGENT_STATE_BENCH_BUNDLE may name another one.
-BUNDLE = Path(
-    os.environ.get("AGENT_STATE_BENCH_BUNDLE") or ROOT / "build" / "agent_state--0.1.0.sql"
-)
+
+#: The install script `make` builds (the version in agent_state.control);
+#: AGENT_STATE_BENCH_BUNDLE may name another one.
+def _bundle() -> Path:
+    import re
+
+    control = (ROOT / "agent_state.control").read_text()
+    m = re.search(r"^\s*default_version\s*=\s*'([^']+)'", control, re.M)
+    version = m.group(1) if m else "0.0.0"
+    return Path(
+        os.environ.get("AGENT_STATE_BENCH_BUNDLE") or ROOT / "build" / f"agent_state--{version}.sql"
+    )
+
+
+BUNDLE = _bundle()
 
 #: Login roles the benchmarks create (cluster-wide, so reused across databases).
 RUNTIME_ROLE = "bench_runtime"

@@ -92,8 +92,10 @@ CREATE TABLE agent_state.graph_writes (
     created_at timestamptz NOT NULL DEFAULT clock_timestamp(),
     created_by name NOT NULL DEFAULT current_user,
     CONSTRAINT graph_writes_pkey PRIMARY KEY (runtime_agent_id, thread_id, checkpoint_ns, checkpoint_id, task_id, idx),
-    CONSTRAINT graph_writes_checkpoint_fkey FOREIGN KEY (runtime_agent_id, thread_id, checkpoint_ns, checkpoint_id)
-    REFERENCES agent_state.graph_checkpoints (runtime_agent_id, thread_id, checkpoint_ns, checkpoint_id)
+    -- The thread, not the checkpoint: LangGraph may store writes before it stores
+    -- their checkpoint (it saves checkpoints in the background).
+    CONSTRAINT graph_writes_thread_fkey FOREIGN KEY (runtime_agent_id, thread_id)
+    REFERENCES agent_state.graph_threads (runtime_agent_id, thread_id)
 );
 
 COMMENT ON TABLE agent_state.graph_writes IS

@@ -21,15 +21,7 @@ BEGIN
         RETURN 0;
     END IF;
     -- The target is a thread (conversation) of its own, with a run of its own.
-    SELECT t.conversation_id, t.current_run_id INTO conv, run
-    FROM agent_state.graph_threads AS t
-    WHERE t.runtime_agent_id = agent AND t.thread_id = target_thread_id
-    FOR NO KEY UPDATE;
-    IF NOT FOUND THEN
-        conv := agent_state.open_conversation(agent, 'langgraph', target_thread_id, 'group');
-        INSERT INTO agent_state.graph_threads (runtime_agent_id, thread_id, conversation_id)
-        VALUES (agent, target_thread_id, conv);
-    END IF;
+    SELECT t.conversation, t.run INTO conv, run FROM agent_state._graph_thread(agent, target_thread_id) AS t;
     IF run IS NULL THEN
         run := agent_state.start_run(agent, conv);
         UPDATE agent_state.graph_threads AS t SET current_run_id = run

@@ -16,9 +16,15 @@ BEGIN
     PERFORM agent_state._bind(agent);
     PERFORM agent_state._need_text(thread_id, 'thread_id', 1000);
     PERFORM agent_state._need_text(reason, 'reason', 10000);
-    SELECT pg_catalog.array_agg(c.checkpoint_ns), pg_catalog.array_agg(c.checkpoint_id) INTO nss, ids
-    FROM agent_state.graph_checkpoints AS c
-    WHERE c.runtime_agent_id = agent AND c.thread_id = thread_id;
+    -- Every checkpoint of the thread, and any whose writes arrived without it.
+    SELECT pg_catalog.array_agg(u.ns), pg_catalog.array_agg(u.id) INTO nss, ids
+    FROM (
+        SELECT c.checkpoint_ns, c.checkpoint_id FROM agent_state.graph_checkpoints AS c
+        WHERE c.runtime_agent_id = agent AND c.thread_id = thread_id
+        UNION
+        SELECT w.checkpoint_ns, w.checkpoint_id FROM agent_state.graph_writes AS w
+        WHERE w.runtime_agent_id = agent AND w.thread_id = thread_id
+    ) AS u (ns, id);
     RETURN agent_state._graph_purge(agent, thread_id, nss, ids, reason);
 END
 $$;

@@ -18,6 +18,7 @@ RETURNS TABLE (
     payload_type text,
     payload bytea,
     metadata jsonb,
+    run_id uuid,
     write_task_ids text [],
     write_channels text [],
     write_types text [],
@@ -39,7 +40,7 @@ BEGIN
     END IF;
     RETURN QUERY
     SELECT c.thread_id, c.checkpoint_ns, c.checkpoint_id, c.parent_checkpoint_id, c.payload_type,
-           c.payload, c.metadata, w.task_ids, w.channels, w.types, w.vals
+           c.payload, c.metadata, c.run_id, w.task_ids, w.channels, w.types, w.vals
     FROM agent_state.graph_checkpoints AS c
     LEFT JOIN LATERAL (
         SELECT pg_catalog.array_agg(x.task_id ORDER BY x.task_path COLLATE "C", x.task_id COLLATE "C", x.idx),
@@ -64,6 +65,7 @@ $$;
 COMMENT ON FUNCTION agent_state.graph_list(uuid, text, text, text, jsonb, text, integer) IS
 'graph_list(agent, thread => null, namespace => null, checkpoint => null (an id), filter => '
 'null, before => null (an id), max_results => null) -> (thread_id, checkpoint_ns, checkpoint_id, '
-'parent_checkpoint_id, payload_type, payload, metadata, write_task_ids, write_channels, '
-'write_types, write_values) (for the LangGraph checkpointer): stored checkpoints newest first, '
+'parent_checkpoint_id, payload_type, payload, metadata, run_id, write_task_ids, write_channels, '
+'write_types, write_values) (for the LangGraph checkpointer): stored checkpoints newest first '
+'(run_id: the agent_state run each belongs to, for recover_run), '
 'each with its pending writes; filter matches metadata (JSON containment). Reads only.';

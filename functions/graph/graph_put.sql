@@ -37,21 +37,7 @@ BEGIN
     PERFORM agent_state._need_json(metadata, 'metadata', ARRAY['object']);
     graph_run := metadata ->> 'run_id';
 
-    -- The thread, locked: its runs are started and continued one at a time.
-    SELECT t.conversation_id, t.current_run_id INTO conv, cur
-    FROM agent_state.graph_threads AS t
-    WHERE t.runtime_agent_id = agent AND t.thread_id = thread_id
-    FOR NO KEY UPDATE;
-    IF NOT FOUND THEN
-        conv := agent_state.open_conversation(agent, 'langgraph', thread_id, 'group');
-        INSERT INTO agent_state.graph_threads AS t (runtime_agent_id, thread_id, conversation_id)
-        VALUES (agent, thread_id, conv)
-        ON CONFLICT ON CONSTRAINT graph_threads_pkey DO NOTHING;
-        SELECT t.conversation_id, t.current_run_id INTO conv, cur
-        FROM agent_state.graph_threads AS t
-        WHERE t.runtime_agent_id = agent AND t.thread_id = thread_id
-        FOR NO KEY UPDATE;
-    END IF;
+    SELECT t.conversation, t.run INTO conv, cur FROM agent_state._graph_thread(agent, thread_id) AS t;
 
     IF graph_run IS NOT NULL THEN
         SELECT r.run_id INTO run

@@ -30,6 +30,10 @@ BEGIN
             AND pg_catalog.cardinality(idxs) = pg_catalog.cardinality(writes_values)) THEN
         RAISE EXCEPTION USING ERRCODE = '22023', MESSAGE = 'idxs: the write arrays must have one length';
     END IF;
+    -- Writes may reach the database before their checkpoint (LangGraph saves
+    -- checkpoints in the background): they belong to the thread, not to a stored
+    -- checkpoint.
+    PERFORM agent_state._graph_thread(agent, thread_id);
     -- A write already stored is kept (LangGraph retries), except a special write
     -- (idx < 0), which the next one replaces.
     INSERT INTO agent_state.graph_writes AS w
@@ -48,5 +52,5 @@ $$;
 COMMENT ON FUNCTION agent_state.graph_put_writes(uuid, text, text, text, text, text, integer [], text [], text [], bytea []) IS
 'graph_put_writes(agent, thread_id, checkpoint_ns, checkpoint_id, task_id, task_path, idxs, '
 'channels, value_types, writes_values) (for the LangGraph checkpointer): stores a task''s '
-'pending writes of a stored checkpoint (23503 otherwise); a write stored again is kept, except '
-'special writes (idx < 0), which are replaced.';
+'pending writes of a checkpoint of the thread (which may be stored after them); a write stored '
+'again is kept, except special writes (idx < 0), which are replaced.';

@@ -88,6 +88,12 @@ BEGIN
                 FROM agent_state._eligible_memory($1, $2, $3, $4, $5, $6) AS h
                 WHERE $2 IS NOT NULL
             ),
+            -- The eligible revisions once (materialized: as a join's inner side the
+            -- eligibility scan would run again for every embedding).
+            eligible AS MATERIALIZED (
+                SELECT h.entry_id, h.revision, h.body, h.subject_id, h.revised_at
+                FROM agent_state._eligible_memory($1, NULL, $3, $4, $5, $6) AS h
+            ),
             vec AS (
                 SELECT v.entry_id, v.revision, v.body, v.subject_id, v.revised_at,
                        pg_catalog.row_number() OVER (
@@ -95,7 +101,7 @@ BEGIN
                 FROM (
                     SELECT h.entry_id, h.revision, h.body, h.subject_id, h.revised_at,
                            x.embedding::%1$I.vector OPERATOR(%1$I.<=>) $7::%1$I.vector AS distance
-                    FROM agent_state._eligible_memory($1, NULL, $3, $4, $5, $6) AS h
+                    FROM eligible AS h
                     JOIN agent_state.memory_embeddings AS x
                       ON x.runtime_agent_id = $1 AND x.entry_id = h.entry_id
                      AND x.revision = h.revision AND x.model = $8

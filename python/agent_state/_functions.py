@@ -351,7 +351,7 @@ graph_list = _fn(
     "agent uuid, thread text = null, namespace text = null, checkpoint text = null,"
     " filter jsonb = null, before text = null, max_results integer = null",
     "TABLE(thread_id text, checkpoint_ns text, checkpoint_id text, parent_checkpoint_id text,"
-    " payload_type text, payload bytea, metadata jsonb, write_task_ids text[],"
+    " payload_type text, payload bytea, metadata jsonb, run_id uuid, write_task_ids text[],"
     " write_channels text[], write_types text[], write_values bytea[])",
     Many(GraphCheckpoint))
 graph_delete_thread = _fn(

@@ -140,6 +140,7 @@ class GraphCheckpoint:
     payload_type: str
     payload: bytes
     metadata: dict[str, Any]
+    run_id: UUID
     write_task_ids: list[str] | None
     write_channels: list[str] | None
     write_types: list[str] | None

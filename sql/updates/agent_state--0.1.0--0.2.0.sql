@@ -84,6 +84,7 @@ $drop$;
 -- include: functions/execution/recover_run.sql
 -- include: functions/execution/snapshot_prompt.sql
 -- include: functions/graph/_graph_purge.sql
+-- include: functions/graph/_graph_thread.sql
 -- include: functions/graph/_guard_graph_payload.sql
 -- include: functions/graph/_need_graph_namespace.sql
 -- include: functions/graph/graph_copy_thread.sql
@@ -443,8 +444,10 @@ CREATE TABLE agent_state.graph_writes (
     created_at timestamptz NOT NULL DEFAULT clock_timestamp(),
     created_by name NOT NULL DEFAULT current_user,
     CONSTRAINT graph_writes_pkey PRIMARY KEY (runtime_agent_id, thread_id, checkpoint_ns, checkpoint_id, task_id, idx),
-    CONSTRAINT graph_writes_checkpoint_fkey FOREIGN KEY (runtime_agent_id, thread_id, checkpoint_ns, checkpoint_id)
-    REFERENCES agent_state.graph_checkpoints (runtime_agent_id, thread_id, checkpoint_ns, checkpoint_id)
+    -- The thread, not the checkpoint: LangGraph may store writes before it stores
+    -- their checkpoint (it saves checkpoints in the background).
+    CONSTRAINT graph_writes_thread_fkey FOREIGN KEY (runtime_agent_id, thread_id)
+    REFERENCES agent_state.graph_threads (runtime_agent_id, thread_id)
 );
 
 COMMENT ON TABLE agent_state.graph_writes IS
