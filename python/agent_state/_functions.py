@@ -241,6 +241,9 @@ remember = _fn(
     "agent uuid, body text, source_message uuid, subject uuid = null,"
     " visibility text = perspective",
     "TABLE(entry uuid, revision integer)", One(MemoryRef))
+remember_many = _fn(
+    "remember_many", "agent uuid, memories jsonb", "TABLE(entry uuid, revision integer)",
+    Many(MemoryRef))
 note = _fn(
     "note", "agent uuid, body text, subject uuid = null",
     "TABLE(entry uuid, revision integer)", One(MemoryRef))
@@ -309,6 +312,13 @@ record_tool_result = _fn(
     "void", Void())
 checkpoint = _fn(
     "checkpoint", "agent uuid, run uuid, frontier jsonb", "integer", Scalar[int]())
+record_turn = _fn(
+    "record_turn",
+    "agent uuid, run uuid, prompt text, provider text, model text, request jsonb,"
+    " response jsonb = null, usage jsonb = '{}', status text = 'ok',"
+    " persona_revision integer = null, memory jsonb = '[]', messages uuid[] = '{}',"
+    " tool_calls jsonb = '[]', frontier jsonb = null",
+    "jsonb", Scalar[dict[str, Any]]())
 finish_run = _fn(
     "finish_run", "agent uuid, run uuid, outcome text, detail jsonb = '{}'", "void", Void())
 continue_run = _fn(

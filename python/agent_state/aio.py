@@ -316,6 +316,11 @@ class AsyncStore:
             visibility=visibility,
         )
 
+    async def remember_many(self, *, agent: Id, memories: JSON) -> list[MemoryRef]:
+        """Several agent-authored memories in one call, all or nothing: ``memories`` is a
+        list of ``{"body", "source_message", "subject"?, "visibility"?}``."""
+        return await self._call(F.remember_many, agent=agent, memories=memories)
+
     async def note(self, *, agent: Id, body: str, subject: Id | None = None) -> MemoryRef:
         """An operator-authored memory entry (operator)."""
         return await self._call(F.note, agent=agent, body=body, subject=subject)
@@ -590,6 +595,35 @@ class AsyncStore:
     async def checkpoint(self, *, agent: Id, run: Id, frontier: JSON) -> int:
         """Append an execution frontier; returns its number within the run."""
         return await self._call(F.checkpoint, agent=agent, run=run, frontier=frontier)
+
+    async def record_turn(
+        self,
+        *,
+        agent: Id,
+        run: Id,
+        prompt: str,
+        provider: str,
+        model: str,
+        request: JSON,
+        response: JSON | None = None,
+        usage: JSON | None = None,
+        status: str | None = None,
+        persona_revision: int | None = None,
+        memory: JSON | None = None,
+        messages: Sequence[Id] | None = None,
+        tool_calls: JSON | None = None,
+        frontier: JSON | None = None,
+    ) -> dict[str, Any]:
+        """One model call and what came of it in one call: the prompt snapshot, the model
+        call, its tool calls (``[{"tool", "input", "output"?, "status"?}]``) and a
+        checkpoint; returns their ids."""
+        return await self._call(
+            F.record_turn, agent=agent, run=run, prompt=prompt, provider=provider, model=model,
+            request=request, response=response, usage=usage, status=status,
+            persona_revision=persona_revision, memory=memory,
+            messages=None if messages is None else list(messages), tool_calls=tool_calls,
+            frontier=frontier,
+        )  # fmt: skip
 
     async def finish_run(
         self, *, agent: Id, run: Id, outcome: str, detail: JSON | None = None

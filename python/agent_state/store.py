@@ -331,6 +331,11 @@ class Store:
             visibility=visibility,
         )
 
+    def remember_many(self, *, agent: Id, memories: JSON) -> list[MemoryRef]:
+        """Several agent-authored memories in one call, all or nothing: ``memories`` is a
+        list of ``{"body", "source_message", "subject"?, "visibility"?}``."""
+        return self._call(F.remember_many, agent=agent, memories=memories)
+
     def note(self, *, agent: Id, body: str, subject: Id | None = None) -> MemoryRef:
         """An operator-authored memory entry (operator)."""
         return self._call(F.note, agent=agent, body=body, subject=subject)
@@ -601,6 +606,35 @@ class Store:
     def checkpoint(self, *, agent: Id, run: Id, frontier: JSON) -> int:
         """Append an execution frontier; returns its number within the run."""
         return self._call(F.checkpoint, agent=agent, run=run, frontier=frontier)
+
+    def record_turn(
+        self,
+        *,
+        agent: Id,
+        run: Id,
+        prompt: str,
+        provider: str,
+        model: str,
+        request: JSON,
+        response: JSON | None = None,
+        usage: JSON | None = None,
+        status: str | None = None,
+        persona_revision: int | None = None,
+        memory: JSON | None = None,
+        messages: Sequence[Id] | None = None,
+        tool_calls: JSON | None = None,
+        frontier: JSON | None = None,
+    ) -> dict[str, Any]:
+        """One model call and what came of it in one call: the prompt snapshot, the model
+        call, its tool calls (``[{"tool", "input", "output"?, "status"?}]``) and a
+        checkpoint; returns their ids."""
+        return self._call(
+            F.record_turn, agent=agent, run=run, prompt=prompt, provider=provider, model=model,
+            request=request, response=response, usage=usage, status=status,
+            persona_revision=persona_revision, memory=memory,
+            messages=None if messages is None else list(messages), tool_calls=tool_calls,
+            frontier=frontier,
+        )  # fmt: skip
 
     def finish_run(self, *, agent: Id, run: Id, outcome: str, detail: JSON | None = None) -> None:
         """Finish a run: ``succeeded``, ``failed``, ``cancelled`` or ``handed_off``."""

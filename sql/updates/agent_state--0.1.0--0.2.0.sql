@@ -81,6 +81,7 @@ $drop$;
 -- include: functions/execution/record_model_call.sql
 -- include: functions/execution/record_tool_call.sql
 -- include: functions/execution/record_tool_result.sql
+-- include: functions/execution/record_turn.sql
 -- include: functions/execution/recover_run.sql
 -- include: functions/execution/snapshot_prompt.sql
 -- include: functions/graph/_graph_purge.sql
@@ -123,6 +124,7 @@ $drop$;
 -- include: functions/memory/recall.sql
 -- include: functions/memory/redact.sql
 -- include: functions/memory/remember.sql
+-- include: functions/memory/remember_many.sql
 -- include: functions/persona/_check_persona.sql
 -- include: functions/persona/_check_persona_active.sql
 -- include: functions/persona/active_persona.sql

@@ -1,0 +1,96 @@
+-- One-call APIs: remember_many (a batch of memories, each as remember writes it, all
+-- or nothing) and record_turn (snapshot, model call, tool calls and results, and a
+-- checkpoint in one bound call, each part as its own function writes it).
+BEGIN;
+SELECT plan(17);
+
+CREATE ROLE t240_op IN ROLE agent_state_operator;
+CREATE ROLE t240_ra LOGIN IN ROLE agent_state_runtime;
+CREATE ROLE t240_rb LOGIN IN ROLE agent_state_runtime;
+CREATE TEMP TABLE ids (k text PRIMARY KEY, v uuid NOT NULL);
+CREATE FUNCTION pg_temp.id(key text) RETURNS uuid LANGUAGE sql STABLE
+AS $$ SELECT i.v FROM pg_temp.ids AS i WHERE i.k = key $$;
+GRANT ALL ON ALL TABLES IN SCHEMA pg_temp TO PUBLIC;
+
+SET ROLE t240_op;
+INSERT INTO pg_temp.ids VALUES ('a', agent_state.create_agent('t240-a'));
+SELECT agent_state.grant_hosting(pg_temp.id('a'), 't240_ra') \g /dev/null
+SELECT agent_state.register_tool('t240.search', '1', '{}') \g /dev/null
+SELECT agent_state.grant_tool(pg_temp.id('a'), 't240.search', true) \g /dev/null
+RESET ROLE;
+SET ROLE t240_ra;
+INSERT INTO pg_temp.ids VALUES
+    ('ann', agent_state.resolve_actor(pg_temp.id('a'), 'slack', 'U240')),
+    ('conv', agent_state.open_conversation(pg_temp.id('a'), 'slack', 'C240', 'direct'));
+INSERT INTO pg_temp.ids VALUES
+    ('m', agent_state.record_message(pg_temp.id('a'), pg_temp.id('conv'), pg_temp.id('ann'), 'facts',
+                                     ARRAY[pg_temp.id('ann')])),
+    ('run', agent_state.start_run(pg_temp.id('a'), pg_temp.id('conv'), NULL, '{"tool_calls": 3}'));
+
+-- ---------------------------------------------------------------- remember_many
+SELECT is((SELECT pg_catalog.count(*) FROM agent_state.remember_many(pg_temp.id('a'), pg_catalog.jsonb_build_array(
+              pg_catalog.jsonb_build_object('body', 'Ann likes tea', 'source_message', pg_temp.id('m')),
+              pg_catalog.jsonb_build_object('body', 'Ann has a cat', 'source_message', pg_temp.id('m'),
+                                            'subject', pg_temp.id('ann'), 'visibility', 'conversation')))),
+          2::bigint, 'remember_many writes every item');
+SELECT results_eq($$SELECT source_actor, source_messages, visibility FROM agent_state.memory_history(pg_temp.id('a'),
+                      (SELECT r.entry FROM agent_state.recall(pg_temp.id('a'), 'cat', pg_temp.id('conv')) AS r))$$,
+                  $$VALUES (pg_temp.id('ann'), ARRAY[pg_temp.id('m')], 'conversation'::text)$$,
+                  'each item as remember writes it: provenance from the message, the visibility given');
+SELECT throws_ok($$SELECT * FROM agent_state.remember_many(pg_temp.id('a'), pg_catalog.jsonb_build_array(
+                     pg_catalog.jsonb_build_object('body', 'fine', 'source_message', pg_temp.id('m')),
+                     pg_catalog.jsonb_build_object('body', '', 'source_message', pg_temp.id('m'))))$$,
+                 '22023', 'memories[1].body: must not be empty', 'a bad item is named, with remember''s SQLSTATE');
+SELECT throws_ok($$SELECT * FROM agent_state.remember_many(pg_temp.id('a'), pg_catalog.jsonb_build_array(
+                     pg_catalog.jsonb_build_object('body', 'x')))$$,
+                 '22004', 'memories[0].source_message: must not be null', 'an item without evidence: 22004');
+SELECT throws_ok($$SELECT * FROM agent_state.remember_many(pg_temp.id('a'),
+                     '[{"body": "x", "source_message": "nope"}]')$$,
+                 '22023', 'memories[0].source_message: must be a UUID', 'a malformed id: 22023');
+SELECT throws_ok($$SELECT * FROM agent_state.remember_many(pg_temp.id('a'), '[{"body": "x", "colour": 1}]')$$,
+                 '22023', NULL, 'an unknown key: 22023');
+SELECT throws_ok($$SELECT * FROM agent_state.remember_many(pg_temp.id('a'), '{}')$$,
+                 '22023', NULL, 'not an array: 22023');
+SELECT is((SELECT pg_catalog.count(*) FROM agent_state.recall(pg_temp.id('a'), 'fine', pg_temp.id('conv'))),
+          0::bigint, 'a failed batch wrote nothing (all or nothing)');
+RESET ROLE;
+SET ROLE t240_rb;
+SELECT throws_ok($$SELECT * FROM agent_state.remember_many(pg_temp.id('a'), '[]')$$, '42501', NULL,
+                 'a role that may not act for the agent: 42501');
+RESET ROLE;
+
+-- ---------------------------------------------------------------- record_turn
+SET ROLE t240_ra;
+INSERT INTO pg_temp.ids SELECT 'turn_snap', (t ->> 'snapshot')::uuid
+FROM agent_state.record_turn(pg_temp.id('a'), pg_temp.id('run'), 'prompt one', 'p', 'm', '{"n": 1}',
+                             usage => '{"tokens": 12}', messages => ARRAY[pg_temp.id('m')],
+                             tool_calls => '[{"tool": "t240.search", "input": {"q": 1}, "output": {"hits": 2}, "status": "ok"},
+                                             {"tool": "t240.search", "input": {"q": 2}}]',
+                             frontier => '{"step": 1}') AS t;
+SELECT is((agent_state.recover_run(pg_temp.id('a'), pg_temp.id('run')) -> 'budget' -> 'spent') - 'wall_time_seconds',
+          '{"tokens": 12, "cost_usd": 0, "tool_calls": 2}'::jsonb,
+          'the model call and both tool calls are charged to the run');
+SELECT is(pg_catalog.jsonb_array_length(agent_state.recover_run(pg_temp.id('a'), pg_temp.id('run')) -> 'unconfirmed_tool_calls'),
+          1, 'the tool call without a result is unconfirmed');
+SELECT is((agent_state.recover_run(pg_temp.id('a'), pg_temp.id('run')) -> 'frontier'), '{"step": 1}'::jsonb,
+          'the checkpoint is the frontier');
+SELECT results_eq($$SELECT kind FROM agent_state.snapshot_sources(pg_temp.id('a'), pg_temp.id('turn_snap'))$$,
+                  $$VALUES ('message'::text)$$, 'the snapshot records its sources');
+-- All or nothing: a bad part leaves no snapshot, call or charge behind.
+SELECT throws_ok($$SELECT agent_state.record_turn(pg_temp.id('a'), pg_temp.id('run'), 'prompt two', 'p', 'm', '{}',
+                     tool_calls => '[{"tool": "t240.unknown", "input": {}}]')$$,
+                 '42501', NULL, 'a tool that is not granted: record_tool_call''s 42501');
+RESET ROLE;
+SELECT is((SELECT pg_catalog.count(*) FROM agent_state.prompt_snapshots AS s WHERE s.run_id = pg_temp.id('run')),
+          1::bigint, 'and nothing of that turn was written');
+SET ROLE t240_ra;
+SELECT throws_ok($$SELECT agent_state.record_turn(pg_temp.id('a'), pg_temp.id('run'), 'p', 'p', 'm', '{}',
+                     tool_calls => '[{"tool": "t240.search"}]')$$,
+                 '22023', NULL, 'a malformed tool call: 22023');
+SELECT throws_ok($$SELECT agent_state.record_turn(pg_temp.id('a'), pg_temp.id('run'), 'p', 'p', 'm', '{}',
+                     tool_calls => '[{"tool": "t240.search", "input": {}}, {"tool": "t240.search", "input": {}}]')$$,
+                 '53400', NULL, 'the budget still binds: the third tool call exhausts it, the fourth is refused');
+RESET ROLE;
+
+SELECT * FROM finish();
+ROLLBACK;
