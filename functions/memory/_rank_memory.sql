@@ -88,8 +88,8 @@ BEGIN
                 FROM agent_state._eligible_memory($1, $2, $3, $4, $5, $6) AS h
                 WHERE $2 IS NOT NULL
             ),
-            -- The eligible revisions once (materialized: as a join's inner side the
-            -- eligibility scan would run again for every embedding).
+            -- The eligible revisions once (materialized: the eligibility scan
+            -- runs once, however the rest is planned).
             eligible AS MATERIALIZED (
                 SELECT h.entry_id, h.revision, h.body, h.subject_id, h.revised_at
                 FROM agent_state._eligible_memory($1, NULL, $3, $4, $5, $6) AS h
@@ -99,13 +99,24 @@ BEGIN
                        pg_catalog.row_number() OVER (
                            ORDER BY v.distance, v.revised_at DESC, v.entry_id) AS vr
                 FROM (
-                    SELECT h.entry_id, h.revision, h.body, h.subject_id, h.revised_at,
-                           x.embedding::%1$I.vector OPERATOR(%1$I.<=>) $7::%1$I.vector AS distance
-                    FROM eligible AS h
-                    JOIN agent_state.memory_embeddings AS x
-                      ON x.runtime_agent_id = $1 AND x.entry_id = h.entry_id
-                     AND x.revision = h.revision AND x.model = $8
-                    ORDER BY 6, h.revised_at DESC, h.entry_id
+                    SELECT e.entry_id, e.revision, e.body, e.subject_id, e.revised_at,
+                           e.embedding::%1$I.vector OPERATOR(%1$I.<=>) $7::%1$I.vector AS distance
+                    FROM (
+                        -- One primary-key probe per eligible revision, as a
+                        -- subplan: a join here is planned from statistics, and
+                        -- before the first ANALYZE of freshly loaded tables it
+                        -- became a nested loop over the whole materialized set
+                        -- for every embedding (quadratic).
+                        SELECT h.*, (
+                            SELECT x.embedding FROM agent_state.memory_embeddings AS x
+                            WHERE x.runtime_agent_id = $1 AND x.entry_id = h.entry_id
+                              AND x.revision = h.revision AND x.model = $8
+                        ) AS embedding
+                        FROM eligible AS h
+                        OFFSET 0  -- kept apart, so that the probe runs once per row
+                    ) AS e
+                    WHERE e.embedding IS NOT NULL
+                    ORDER BY 6, e.revised_at DESC, e.entry_id
                     LIMIT $9
                 ) AS v
             ),
