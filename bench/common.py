@@ -21,7 +21,9 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -242,6 +244,11 @@ class Throughput:
     failed: int
     latency_ms: float
     output: str = field(repr=False, default="")
+    # WAL bytes written during the run per transaction: pg_current_wal_insert_lsn()
+    # difference over the run (the server's other writers included, which the
+    # CHECKPOINT before each run keeps small), divided by the transactions.
+    # Unlike the timings it hardly swings between runs.
+    wal_per_tx: float = 0.0
 
 
 def pgbench(
@@ -284,7 +291,9 @@ def pgbench(
     if async_commit():
         env["PGOPTIONS"] = (env.get("PGOPTIONS", "") + " -c synchronous_commit=off").strip()
     try:
+        start_lsn = _wal_lsn(dsn)
         proc = subprocess.run(args, capture_output=True, text=True, timeout=seconds + 300, env=env)
+        wal = _wal_lsn(dsn) - start_lsn
     finally:
         os.unlink(path)
     out = proc.stdout + proc.stderr
@@ -297,7 +306,14 @@ def pgbench(
     lat = _grab(r"latency average = ([\d.]+) ms", out)
     if failed or re.search(r"client \d+ aborted", out):
         raise RuntimeError(f"pgbench {label}: transactions failed:\n{out[-4000:]}")
-    return Throughput(label, clients, tps, tx, failed, lat, out)
+    return Throughput(label, clients, tps, tx, failed, lat, out, wal / tx if tx else 0.0)
+
+
+def _wal_lsn(dsn: str) -> int:
+    """The server's current WAL insert position, in bytes."""
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        row = conn.execute("SELECT pg_current_wal_insert_lsn() - '0/0'::pg_lsn").fetchone()
+    return int(row[0]) if row else 0
 
 
 def async_commit() -> bool:
@@ -397,3 +413,39 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
     out = ["| " + " | ".join(headers) + " |", "|" + "|".join(" --- " for _ in headers) + "|"]
     out += ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]
     return "\n".join(out)
+
+
+@contextlib.contextmanager
+def sample_waits(dsn: str, every: float = 0.005) -> Iterator[Counter[str]]:
+    """Count what the active client backends of the database wait on, sampled
+    from pg_stat_activity every ``every`` seconds while the block runs
+    ("CPU" when a backend is running, not waiting). The shares show what
+    serializes concurrent clients: lock waits (Lock:transactionid, Lock:tuple,
+    LWLock:MultiXact*) against WAL flushes (IO:WALSync, LWLock:WALWrite)."""
+    counts: Counter[str] = Counter()
+    stop = threading.Event()
+
+    def poll() -> None:
+        with psycopg.connect(dsn, autocommit=True) as conn:
+            while not stop.is_set():
+                for kind, event in conn.execute(
+                    "SELECT wait_event_type, wait_event FROM pg_stat_activity "
+                    "WHERE datname = current_database() AND backend_type = 'client backend' "
+                    "AND state = 'active' AND pid <> pg_backend_pid()"
+                ).fetchall():
+                    counts["CPU" if kind is None else f"{kind}:{event}"] += 1
+                time.sleep(every)
+
+    thread = threading.Thread(target=poll, daemon=True)
+    thread.start()
+    try:
+        yield counts
+    finally:
+        stop.set()
+        thread.join()
+
+
+def top_waits(counts: Counter[str], n: int = 6) -> str:
+    """The ``n`` most frequent wait samples as shares, e.g. "CPU 61%, IO:WALSync 22%"."""
+    total = sum(counts.values()) or 1
+    return ", ".join(f"{k} {v / total:.0%}" for k, v in counts.most_common(n))

