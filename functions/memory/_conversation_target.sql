@@ -1,8 +1,8 @@
 -- The target of a read for a conversation: whether it has a message, and the
 -- audience of its latest one (latest observed_at, then latest recorded), as of a
 -- moment or now. P0002 (23503 if another perspective's) for an unknown one.
--- (recall and context_for compute the same in the statement that checks the
--- conversation; this is the form other readers call.)
+-- (context_for computes it in the statement that also reads the message's text
+-- and author.)
 CREATE FUNCTION agent_state._conversation_target(
     agent uuid,
     conversation uuid,

@@ -50,24 +50,8 @@ BEGIN
     END IF;
     -- The target audience: that of the conversation's latest message (latest
     -- observed_at, then latest recorded), among those recorded by as_of.
-    -- (One statement: the conversation, and its latest message if any.)
-    IF conversation IS NOT NULL THEN
-        SELECT coalesce(m.known, false), m.audience INTO known, target_audience
-        FROM agent_state.conversations AS c
-        LEFT JOIN LATERAL (
-            SELECT true AS known, x.audience
-            FROM agent_state.messages AS x
-            WHERE x.runtime_agent_id = agent AND x.conversation_id = conversation
-              AND (as_of IS NULL OR x.created_at <= as_of)
-            ORDER BY x.observed_at DESC, x.created_at DESC, x.message_id DESC
-            LIMIT 1
-        ) AS m ON true
-        WHERE c.runtime_agent_id = agent AND c.conversation_id = conversation;
-        IF NOT FOUND THEN
-            PERFORM agent_state._missing('conversation', 'conversation', conversation,
-                EXISTS (SELECT FROM agent_state.conversations AS c WHERE c.conversation_id = conversation));
-        END IF;
-    END IF;
+    SELECT t.known, t.audience INTO known, target_audience
+    FROM agent_state._conversation_target(agent, conversation, as_of) AS t;
     q := agent_state._match_query(query, match);
     PERFORM agent_state._need_query_embedding(agent, query_embedding, embedding_model);
     RETURN QUERY
