@@ -220,4 +220,5 @@ demo: deps all
 	@if command -v agent-state >/dev/null 2>&1; then agent-state demo; \
 	else PYTHONPATH=python$${PYTHONPATH:+:$$PYTHONPATH} $(TEST_PYTHON) -m agent_state demo; fi
 bench: all ; $(TEST_PYTHON) bench/memory.py $(BENCH_FLAGS) && $(TEST_PYTHON) bench/turn.py $(BENCH_FLAGS) \
-	&& $(TEST_PYTHON) bench/floor.py $(BENCH_FLAGS) && $(TEST_PYTHON) bench/quality.py $(BENCH_FLAGS)
+	&& $(TEST_PYTHON) bench/floor.py $(BENCH_FLAGS) && $(TEST_PYTHON) bench/quality.py $(BENCH_FLAGS) \
+	&& $(TEST_PYTHON) bench/growth.py $(BENCH_FLAGS)

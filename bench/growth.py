@@ -2,7 +2,7 @@
 through long-lived sessions, with nobody running ANALYZE.
 
     python3 bench/growth.py               # 100,000 turns
-    python3 bench/growth.py --turns 20000 # shorter
+    python3 bench/growth.py --quick       # 20,000 turns
 
 A real deployment starts empty, and its sessions plan (and PL/pgSQL caches)
 every statement while the tables are small. If those plans are made for empty
@@ -64,10 +64,13 @@ def main() -> int:
     ap = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    ap.add_argument("--turns", type=int, default=100_000, help="turns in all (100000)")
+    ap.add_argument("--quick", action="store_true", help="20,000 turns (about a minute)")
+    ap.add_argument("--turns", type=int, help="turns in all (100000; quick 20000)")
     ap.add_argument("--clients", type=int, default=2, help="long-lived sessions (2)")
     ap.add_argument("--runs", type=int, default=200, help="open runs per client's agent (200)")
     args = ap.parse_args()
+    if args.turns is None:
+        args.turns = 20_000 if args.quick else 100_000
     per_client = args.turns // args.clients
     with Server() as server:
         dsn = server.product_database(DB)
