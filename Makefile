@@ -221,4 +221,4 @@ demo: deps all
 	else PYTHONPATH=python$${PYTHONPATH:+:$$PYTHONPATH} $(TEST_PYTHON) -m agent_state demo; fi
 bench: all ; $(TEST_PYTHON) bench/memory.py $(BENCH_FLAGS) && $(TEST_PYTHON) bench/turn.py $(BENCH_FLAGS) \
 	&& $(TEST_PYTHON) bench/floor.py $(BENCH_FLAGS) && $(TEST_PYTHON) bench/quality.py $(BENCH_FLAGS) \
-	&& $(TEST_PYTHON) bench/growth.py $(BENCH_FLAGS)
+	&& $(TEST_PYTHON) bench/growth.py $(BENCH_FLAGS) && $(TEST_PYTHON) bench/langgraph_peer.py $(BENCH_FLAGS)

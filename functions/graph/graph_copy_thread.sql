@@ -48,7 +48,7 @@ BEGIN
     SELECT c.checkpoint_ns, c.checkpoint_id INTO latest
     FROM agent_state.graph_checkpoints AS c
     WHERE c.runtime_agent_id = agent AND c.thread_id = target_thread_id AND c.checkpoint_ns = ''
-    ORDER BY c.checkpoint_id COLLATE "C" DESC
+    ORDER BY c.checkpoint_id DESC
     LIMIT 1;
     IF FOUND THEN
         PERFORM agent_state.checkpoint(agent, run, pg_catalog.jsonb_build_object(

@@ -43,23 +43,34 @@ BEGIN
     END IF;
     q := agent_state._match_query(query, 'any');
     t := agent_state._conversation_target(agent, conversation, NULL);
+    -- Driven by the items under the prefix, each item's entry and value read by
+    -- primary key (OFFSET 0 keeps these lookups per item: planned as joins
+    -- before the first ANALYZE, they scanned every entry of the agent for each
+    -- item). Eligibility is tested on each item's entry (rules 2 and 3, as recall
+    -- applies them).
     RETURN QUERY
-    SELECT i.namespace, i.key, v.value, i.created_at, e.revised_at,
+    SELECT i.namespace, i.key, e.value, i.created_at, e.revised_at,
            CASE WHEN q IS NULL THEN NULL ELSE pg_catalog.ts_rank(e.tsv, q)::double precision END
     FROM agent_state.graph_items AS i
-    JOIN agent_state.memory_entries AS e
-      ON e.runtime_agent_id = i.runtime_agent_id AND e.entry_id = i.entry_id AND e.live
-    JOIN agent_state.graph_item_values AS v
-      ON v.runtime_agent_id = e.runtime_agent_id AND v.entry_id = e.entry_id
-     AND v.revision = e.current_revision
+    CROSS JOIN LATERAL (
+        SELECT m.entry_id, m.revised_at, m.tsv, v.value
+        FROM agent_state.memory_entries AS m
+        JOIN agent_state.graph_item_values AS v
+          ON v.runtime_agent_id = m.runtime_agent_id AND v.entry_id = m.entry_id
+         AND v.revision = m.current_revision
+        CROSS JOIN LATERAL agent_state._memory_admits(
+            agent, m.entry_id, m.current_revision, m.visibility, m.evidence_observers,
+            m.evidence_conversations, conversation, t.known, t.audience, NULL
+        ) AS ok
+        WHERE m.runtime_agent_id = i.runtime_agent_id AND m.entry_id = i.entry_id AND m.live
+          AND (filter IS NULL OR v.value @> filter)
+          AND (q IS NULL OR m.tsv @@ q)
+          AND (conversation IS NULL OR ok.admitted)
+        OFFSET 0
+    ) AS e
     WHERE i.runtime_agent_id = agent
       AND i.namespace[1:pg_catalog.cardinality(namespace_prefix)] = namespace_prefix
       AND (item_key IS NULL OR i.key = item_key)
-      AND (filter IS NULL OR v.value @> filter)
-      AND (q IS NULL OR e.tsv @@ q)
-      AND (conversation IS NULL OR EXISTS (
-          SELECT FROM agent_state._eligible_memory_live(agent, conversation, t.known, t.audience) AS h
-          WHERE h.entry_id = e.entry_id))
     ORDER BY 6 DESC NULLS LAST, e.revised_at DESC, i.namespace, i.key
     LIMIT max_results OFFSET skip;
 END

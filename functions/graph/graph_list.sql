@@ -28,6 +28,9 @@ LANGUAGE plpgsql
 STABLE
 SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
+-- Planned per call: which of thread, namespace, checkpoint and before are given
+-- decides whether the primary key serves the read (a generic plan cannot tell).
+SET plan_cache_mode = force_custom_plan
 AS $$
 BEGIN
     PERFORM agent_state._bind(agent);
@@ -38,10 +41,23 @@ BEGIN
     IF max_results < 0 THEN
         RAISE EXCEPTION USING ERRCODE = '22023', MESSAGE = 'max_results: must not be negative';
     END IF;
+    -- The checkpoints first (the primary key's order, limit applied), their
+    -- pending writes then for those only.
     RETURN QUERY
     SELECT c.thread_id, c.checkpoint_ns, c.checkpoint_id, c.parent_checkpoint_id, c.payload_type,
            c.payload, c.metadata, c.run_id, w.task_ids, w.channels, w.types, w.vals
-    FROM agent_state.graph_checkpoints AS c
+    FROM (
+        SELECT k.*
+        FROM agent_state.graph_checkpoints AS k
+        WHERE k.runtime_agent_id = graph_list.agent
+          AND (graph_list.thread IS NULL OR k.thread_id = graph_list.thread)
+          AND (graph_list.namespace IS NULL OR k.checkpoint_ns = graph_list.namespace)
+          AND (graph_list.checkpoint IS NULL OR k.checkpoint_id = graph_list.checkpoint)
+          AND (graph_list.filter IS NULL OR k.metadata @> graph_list.filter)
+          AND (graph_list.before IS NULL OR k.checkpoint_id < graph_list.before)
+        ORDER BY k.checkpoint_id DESC, k.thread_id, k.checkpoint_ns
+        LIMIT graph_list.max_results
+    ) AS c
     LEFT JOIN LATERAL (
         SELECT pg_catalog.array_agg(x.task_id ORDER BY x.task_path COLLATE "C", x.task_id COLLATE "C", x.idx),
                pg_catalog.array_agg(x.channel ORDER BY x.task_path COLLATE "C", x.task_id COLLATE "C", x.idx),
@@ -51,14 +67,7 @@ BEGIN
         WHERE x.runtime_agent_id = c.runtime_agent_id AND x.thread_id = c.thread_id
           AND x.checkpoint_ns = c.checkpoint_ns AND x.checkpoint_id = c.checkpoint_id
     ) AS w (task_ids, channels, types, vals) ON true
-    WHERE c.runtime_agent_id = graph_list.agent
-      AND (graph_list.thread IS NULL OR c.thread_id = graph_list.thread)
-      AND (graph_list.namespace IS NULL OR c.checkpoint_ns = graph_list.namespace)
-      AND (graph_list.checkpoint IS NULL OR c.checkpoint_id = graph_list.checkpoint)
-      AND (graph_list.filter IS NULL OR c.metadata @> graph_list.filter)
-      AND (graph_list.before IS NULL OR c.checkpoint_id COLLATE "C" < graph_list.before COLLATE "C")
-    ORDER BY c.checkpoint_id COLLATE "C" DESC, c.thread_id, c.checkpoint_ns
-    LIMIT graph_list.max_results;
+    ORDER BY c.checkpoint_id DESC, c.thread_id, c.checkpoint_ns;
 END
 $$;
 

@@ -29,7 +29,7 @@ BEGIN
               SELECT FROM agent_state.graph_checkpoints AS newer
               WHERE newer.runtime_agent_id = c.runtime_agent_id AND newer.thread_id = c.thread_id
                 AND newer.checkpoint_ns = c.checkpoint_ns
-                AND newer.checkpoint_id COLLATE "C" > c.checkpoint_id COLLATE "C"))
+                AND newer.checkpoint_id > c.checkpoint_id))
         GROUP BY c.thread_id
         ORDER BY c.thread_id
     LOOP

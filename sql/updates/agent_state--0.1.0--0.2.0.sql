@@ -402,12 +402,15 @@ CREATE TABLE agent_state.graph_runs (
 COMMENT ON TABLE agent_state.graph_runs IS
 'LangGraph run ids of a thread and the agent_state run each became.';
 
+-- Checkpoint ids are ordered by their bytes (LangGraph's ids are time-ordered
+-- strings; a linguistic collation ignores their dashes): COLLATE "C", so that
+-- the primary key reads a thread's latest checkpoints in order.
 CREATE TABLE agent_state.graph_checkpoints (
     runtime_agent_id uuid NOT NULL,
     thread_id text NOT NULL,
     checkpoint_ns text NOT NULL,
-    checkpoint_id text NOT NULL,
-    parent_checkpoint_id text,
+    checkpoint_id text COLLATE "C" NOT NULL,
+    parent_checkpoint_id text COLLATE "C",
     run_id uuid NOT NULL,
     graph_run_id text,
     payload_type text NOT NULL,
@@ -436,7 +439,7 @@ CREATE TABLE agent_state.graph_writes (
     runtime_agent_id uuid NOT NULL,
     thread_id text NOT NULL,
     checkpoint_ns text NOT NULL,
-    checkpoint_id text NOT NULL,
+    checkpoint_id text COLLATE "C" NOT NULL,
     task_id text NOT NULL,
     idx integer NOT NULL,
     channel text NOT NULL,

@@ -1,0 +1,243 @@
+"""The LangGraph adapters against LangGraph's own Postgres backends, same server,
+same run: ``AgentStateSaver`` against ``PostgresSaver`` (langgraph-checkpoint-
+postgres) and ``AgentStateStore`` against ``PostgresStore``.
+
+    python3 bench/langgraph_peer.py            # 2,000 calls per operation
+    python3 bench/langgraph_peer.py --quick    # 300
+
+One Python client each (psycopg, autocommit, the way LangGraph drives a
+checkpointer), each backend in a database of its own, calls interleaved in
+rounds so that both see the same machine. Ours runs as a runtime role hosting
+the agent; the peer as the database owner (it has no roles). Operations:
+
+- checkpointer ``put`` (a checkpoint whose channel value is the turn
+  benchmark's 2 kB frontier, a new version of that channel each time, parent
+  set), ``put_writes`` (two writes), ``get_tuple`` (the latest of a thread with
+  1,000 checkpoints), ``list`` (limit 10 of that thread);
+- store ``put`` of a new key, ``put`` of an existing key, ``get``, and
+  ``search`` (namespace prefix, limit 10, a two-word query). What search
+  compares: ours ranks full-text matches of the query among the namespace's
+  items; the peer without a vector index ignores the query and returns the
+  namespace's items (so it does less work).
+
+Targets: every checkpointer operation >= 1.5x the peer's throughput; store
+``put`` (new and existing key) >= 1.0x. Results are throughput ratios (calls/s)
+and p50 latencies; nothing here is asserted by a test.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+from uuid import uuid4
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import psycopg
+from common import RUNTIME_ROLE, Server, log, ms, percentile, table, timed, verdict
+from psycopg.rows import dict_row
+from turn import frontier
+
+SAVER_TARGET = 1.5
+STORE_TARGET = 1.0
+
+
+def checkpoint(step: int) -> dict[str, Any]:
+    from langgraph.checkpoint.base import empty_checkpoint
+
+    c = empty_checkpoint()
+    c["channel_values"] = {"frontier": frontier(step)}
+    c["channel_versions"] = {"frontier": step}
+    return dict(c)
+
+
+def saver_ops(saver: Any, calls: int) -> dict[str, Callable[[int], Any]]:
+    """The timed checkpointer operations of one backend, each a callable of the
+    iteration number; the thread read by get_tuple and list is filled first."""
+    thread = f"bench-{uuid4()}"
+    config: dict[str, Any] = {"configurable": {"thread_id": thread, "checkpoint_ns": ""}}
+    for step in range(1000):
+        config = saver.put(config, checkpoint(step), {"source": "loop", "step": step}, {})
+    latest = {"configurable": {"thread_id": thread, "checkpoint_ns": ""}}
+    put_thread = f"bench-put-{uuid4()}"
+    state: dict[str, Any] = {
+        "config": {"configurable": {"thread_id": put_thread, "checkpoint_ns": ""}}
+    }
+
+    def put(i: int) -> None:
+        state["config"] = saver.put(
+            state["config"], checkpoint(i), {"source": "loop", "step": i}, {"frontier": i}
+        )
+
+    def put_writes(i: int) -> None:
+        saver.put_writes(config, [("frontier", {"n": i}), ("messages", ["hello", i])], f"task-{i}")
+
+    return {
+        "put": put,
+        "put_writes": put_writes,
+        "get_tuple (latest of 1,000)": lambda i: saver.get_tuple(latest),
+        "list (limit 10)": lambda i: list(saver.list(latest, limit=10)),
+    }
+
+
+def store_ops(store: Any, calls: int) -> dict[str, Callable[[int], Any]]:
+    ns = ("users", f"u-{uuid4()}", "memories")
+    words = ["tea", "coffee", "peanuts", "hiking", "paris", "cats", "jazz", "chess"]
+
+    def value(i: int) -> dict[str, Any]:
+        return {"text": f"The user likes {words[i % 8]} and {words[(i * 3) % 8]}", "n": i}
+
+    for i in range(calls):  # the keys that put-existing, get and search find
+        store.put(ns, f"k{i}", value(i))
+    return {
+        "store put (new key)": lambda i: store.put(ns, f"new-{i}-{uuid4()}", value(i)),
+        "store put (existing key)": lambda i: store.put(ns, f"k{i}", value(i + 1)),
+        "store get": lambda i: store.get(ns, f"k{i}"),
+        "store search (limit 10)": lambda i: store.search(
+            ns[:2], query=f"{words[i % 8]} {words[(i + 1) % 8]}", limit=10
+        ),
+    }
+
+
+def ours(server: Server, db: str) -> tuple[Any, Any, list[Any]]:
+    from agent_state import Store
+    from agent_state.integrations.langgraph import AgentStateSaver, AgentStateStore
+
+    with psycopg.connect(server.dsn(db), autocommit=True) as conn:
+        agent = conn.execute("SELECT agent_state.create_agent('bench-langgraph')").fetchone()[0]  # type: ignore[index]
+        conn.execute("SELECT agent_state.grant_hosting(%s, %s::regrole)", [agent, RUNTIME_ROLE])
+        user = conn.execute(
+            "SELECT agent_state.resolve_actor(%s, 'bench', 'u1', 'User')", [agent]
+        ).fetchone()[0]  # type: ignore[index]
+        conv = conn.execute(
+            "SELECT agent_state.open_conversation(%s, 'bench', 'c1', 'direct')", [agent]
+        ).fetchone()[0]  # type: ignore[index]
+        msg = conn.execute(
+            "SELECT agent_state.record_message(%s, %s, %s, 'remember what I like', ARRAY[%s])",
+            [agent, conv, user, user],
+        ).fetchone()[0]  # type: ignore[index]
+    s1 = Store(server.dsn(db, RUNTIME_ROLE))
+    s2 = Store(server.dsn(db, RUNTIME_ROLE))
+    saver = AgentStateSaver(s1, agent=agent)
+    store = AgentStateStore(s2, agent=agent).bind(conversation=conv, message=msg)
+    return saver, store, [s1, s2]
+
+
+def peer(server: Server, db: str) -> tuple[Any, Any, list[Any]]:
+    from langgraph.checkpoint.postgres import PostgresSaver
+    from langgraph.store.postgres import PostgresStore
+
+    kwargs: dict[str, Any] = {"autocommit": True, "prepare_threshold": 0, "row_factory": dict_row}
+    c1 = psycopg.connect(server.dsn(db), **kwargs)
+    c2 = psycopg.connect(server.dsn(db), **kwargs)
+    saver = PostgresSaver(c1)  # type: ignore[arg-type]
+    saver.setup()
+    store = PostgresStore(c2)  # type: ignore[arg-type]
+    store.setup()
+    return saver, store, [c1, c2]
+
+
+def measure(ops: dict[str, Callable[[int], Any]], lo: int, hi: int) -> dict[str, list[float]]:
+    out: dict[str, list[float]] = {}
+    for name, op in ops.items():
+        lat = []
+        for i in range(lo, hi):
+            t = time.perf_counter()
+            op(i)
+            lat.append(time.perf_counter() - t)
+        out[name] = lat
+    return out
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument("--quick", action="store_true", help="300 calls per operation")
+    ap.add_argument("--calls", type=int, help="calls per operation (2000; quick 300)")
+    ap.add_argument("--rounds", type=int, default=4, help="interleaved rounds (4)")
+    args = ap.parse_args()
+    calls = args.calls or (300 if args.quick else 2000)
+    try:
+        import langgraph.checkpoint.postgres
+        import langgraph.store.postgres  # noqa: F401
+    except ImportError:
+        log("langgraph-checkpoint-postgres is not installed (pip install -e '.[bench]'): skipped")
+        return 0
+    lat: dict[str, dict[str, list[float]]] = {"agent_state": {}, "langgraph": {}}
+    with Server() as server:
+        server.product_database("bench_lg_ours")
+        server.fresh_database("bench_lg_peer")
+        with timed("setup: a thread of 1,000 checkpoints and the store keys, each side"):
+            systems = {
+                "agent_state": ours(server, "bench_lg_ours"),
+                "langgraph": peer(server, "bench_lg_peer"),
+            }
+            ops = {
+                label: {**saver_ops(saver, calls), **store_ops(store, calls)}
+                for label, (saver, store, _) in systems.items()
+            }
+        per_round = calls // args.rounds
+        with timed(f"{calls} calls per operation, {args.rounds} interleaved rounds"):
+            for r in range(args.rounds):
+                for label in ("langgraph", "agent_state"):
+                    got = measure(ops[label], r * per_round, (r + 1) * per_round)
+                    for name, values in got.items():
+                        lat[label].setdefault(name, []).extend(values)
+        for _, _, conns in systems.values():
+            for c in conns:
+                c.close()
+        describe = server.describe()
+        server.drop_database("bench_lg_ours")
+        server.drop_database("bench_lg_peer")
+    rows = []
+    results = {}
+    for name in lat["agent_state"]:
+        a, p = lat["agent_state"][name], lat["langgraph"][name]
+        a_rate, p_rate = len(a) / sum(a), len(p) / sum(p)
+        ratio = a_rate / p_rate
+        target = STORE_TARGET if name.startswith("store put") else None
+        if not name.startswith("store"):
+            target = SAVER_TARGET
+        results[name] = {"ours": a_rate, "peer": p_rate, "ratio": ratio}
+        rows.append(
+            [
+                name,
+                f"{p_rate:.0f}",
+                ms(percentile(p, 50)),
+                f"{a_rate:.0f}",
+                ms(percentile(a, 50)),
+                f"{ratio:.2f}x",
+                "(none)" if target is None else f">= {target}x {verdict(ratio >= target)}",
+            ]
+        )
+    print("## LangGraph adapters against LangGraph's Postgres backends\n")
+    print(
+        f"Machine: {describe.get('cpu')}, {describe.get('cores')} cores; {describe.get('server')}"
+    )
+    print(f"{calls} calls per operation, one client each, {args.rounds} interleaved rounds\n")
+    print(
+        table(
+            [
+                "operation",
+                "langgraph calls/s",
+                "p50 ms",
+                "agent_state calls/s",
+                "p50 ms",
+                "ratio",
+                "target",
+            ],
+            rows,
+        )
+    )
+    print("\n" + json.dumps(results))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
