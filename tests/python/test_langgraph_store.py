@@ -239,3 +239,44 @@ def test_langmem_tools_on_our_store(ops_store: AgentStateStore) -> None:
     assert "green tea" in str(found)
     items = ops_store.search(("memories",))
     assert len(items) == 1 and "green tea" in str(items[0].value)
+
+
+def test_langmem_memory_store_manager_on_our_store(ops_store: AgentStateStore, dsn: str) -> None:
+    """LangMem's background memory manager (a fake chat model that always extracts one
+    memory): it searches our store for what it knows, then puts what it extracted; the
+    items are memory entries with a revision each."""
+    langmem = pytest.importorskip("langmem")
+    fake = pytest.importorskip("langchain_core.language_models.fake_chat_models")
+    from langchain_core.messages import AIMessage
+
+    class ToolCallingFake(fake.GenericFakeChatModel):  # type: ignore[misc,name-defined]
+        def bind_tools(self, tools: Any, **kwargs: Any) -> ToolCallingFake:
+            return self
+
+    facts = iter(["The user likes green tea", "The user is allergic to peanuts"])
+
+    def replies() -> Iterator[AIMessage]:
+        for fact in facts:
+            call = {"name": "Memory", "args": {"content": fact}, "id": str(uuid4()),
+                    "type": "tool_call"}  # fmt: skip
+            yield AIMessage(content="", tool_calls=[call])
+
+    manager = langmem.create_memory_store_manager(
+        ToolCallingFake(messages=replies()), namespace=("memories",), store=ops_store
+    )
+    manager.invoke({"messages": [{"role": "user", "content": "I love green tea"}]})
+    manager.invoke({"messages": [{"role": "user", "content": "Peanuts make me ill"}]})
+    items = ops_store.search(("memories",), limit=10)
+    contents = sorted(i.value["content"]["content"] for i in items)
+    assert contents == ["The user is allergic to peanuts", "The user likes green tea"]
+    found = ops_store.search(("memories",), query="peanuts")
+    assert [i.value["content"]["content"] for i in found] == ["The user is allergic to peanuts"]
+    with psycopg.connect(dsn) as conn:
+        n = conn.execute(
+            "SELECT count(*) FROM agent_state.graph_items AS i"
+            " JOIN agent_state.memory_revisions AS r"
+            "   ON r.runtime_agent_id = i.runtime_agent_id AND r.entry_id = i.entry_id"
+            " WHERE i.runtime_agent_id = %s",
+            [ops_store.agent],
+        ).fetchone()
+    assert n == (2,)
