@@ -215,10 +215,10 @@ isolation-accept: all
 docs: all
 	PYTHONPATH=python$${PYTHONPATH:+:$$PYTHONPATH} $(TEST_PYTHON) scripts/gen-api-docs.py
 
-# Uses the installed console script when there is one, else the source tree.
+# Runs this source tree's wrapper and the SQL just built (an installed
+# agent-state may be another checkout or version).
 demo: deps all
-	@if command -v agent-state >/dev/null 2>&1; then agent-state demo; \
-	else PYTHONPATH=python$${PYTHONPATH:+:$$PYTHONPATH} $(TEST_PYTHON) -m agent_state demo; fi
+	PYTHONPATH=python$${PYTHONPATH:+:$$PYTHONPATH} $(TEST_PYTHON) -m agent_state demo
 bench: all ; $(TEST_PYTHON) bench/memory.py $(BENCH_FLAGS) && $(TEST_PYTHON) bench/turn.py $(BENCH_FLAGS) \
 	&& $(TEST_PYTHON) bench/floor.py $(BENCH_FLAGS) && $(TEST_PYTHON) bench/quality.py $(BENCH_FLAGS) \
 	&& $(TEST_PYTHON) bench/growth.py $(BENCH_FLAGS) && $(TEST_PYTHON) bench/langgraph_peer.py $(BENCH_FLAGS)
