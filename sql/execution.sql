@@ -230,7 +230,10 @@ CREATE CONSTRAINT TRIGGER prompt_snapshots_sources_check
 AFTER INSERT ON agent_state.prompt_snapshots
 DEFERRABLE INITIALLY DEFERRED
 FOR EACH ROW
-WHEN (NOT agent_state._restoring() AND (new.memory_count > 0 OR new.message_count > 0))
+WHEN (
+    NOT agent_state._restoring() AND NOT agent_state._own_write()
+    AND (new.memory_count > 0 OR new.message_count > 0)
+)
 EXECUTE FUNCTION agent_state._check_snapshot_sources();
 
 CREATE TRIGGER snapshot_memory_before_insert

@@ -228,16 +228,18 @@ COMMENT ON TABLE agent_state.memory_redactions IS
 -- Advancing an entry's current revision comes with a new revision, whose check
 -- covers the entry; so does inserting one, unless no revision of it is written
 -- at all, which the insert check catches. Any other update is checked here.
+-- The product's own writes skip these commit-time checks (_own_write): the
+-- functions keep what they check, which tests/pgtap/520_own_writes.sql proves.
 CREATE CONSTRAINT TRIGGER memory_entries_insert_check
 AFTER INSERT ON agent_state.memory_entries
 DEFERRABLE INITIALLY DEFERRED
-FOR EACH ROW WHEN (NOT agent_state._restoring())
+FOR EACH ROW WHEN (NOT agent_state._restoring() AND NOT agent_state._own_write())
 EXECUTE FUNCTION agent_state._check_memory_entry();
 
 CREATE CONSTRAINT TRIGGER memory_entries_revision_check
 AFTER UPDATE ON agent_state.memory_entries
 DEFERRABLE INITIALLY DEFERRED
-FOR EACH ROW WHEN (new.current_revision <= old.current_revision)
+FOR EACH ROW WHEN (new.current_revision <= old.current_revision AND NOT agent_state._own_write())
 EXECUTE FUNCTION agent_state._check_memory_entry();
 
 CREATE TRIGGER memory_entries_no_delete
@@ -247,7 +249,7 @@ FOR EACH ROW EXECUTE FUNCTION agent_state._refuse_change();
 CREATE CONSTRAINT TRIGGER memory_revisions_evidence_check
 AFTER INSERT ON agent_state.memory_revisions
 DEFERRABLE INITIALLY DEFERRED
-FOR EACH ROW WHEN (NOT agent_state._restoring())
+FOR EACH ROW WHEN (NOT agent_state._restoring() AND NOT agent_state._own_write())
 EXECUTE FUNCTION agent_state._check_memory_revision();
 
 CREATE TRIGGER memory_revisions_append_only

@@ -14,7 +14,7 @@ DECLARE
         'register_tool', 'grant_tool', 'import_markdown', 'verify'
     ];
     policy_helpers constant text [] := ARRAY[
-        '_caller', '_caller_is_operator', '_hosted_agents', '_restoring'
+        '_caller', '_caller_is_operator', '_hosted_agents', '_restoring', '_own_write'
     ];
 BEGIN
     FOR f IN

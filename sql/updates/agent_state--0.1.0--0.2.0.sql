@@ -38,6 +38,7 @@ BEGIN
                    'stamp_created',
                    'persona_revisions_active_check', 'persona_activations_active_check',
                    'memory_revisions_evidence_check', 'memory_evidence_before_revision',
+                   'memory_entries_revision_check',
                    'memory_shares_created_active', 'memory_redactions_complete_check',
                    'memory_redactions_stamp_xact',
                    'runs_before_insert', 'prompt_snapshots_before_insert',
@@ -67,6 +68,7 @@ $drop$;
 -- include: functions/core/_may_act.sql
 -- include: functions/core/_need_text.sql
 -- include: functions/core/_number_per_agent.sql
+-- include: functions/core/_own_write.sql
 -- include: functions/core/_restoring.sql
 -- include: functions/core/verify.sql
 -- include: functions/core/version.sql
@@ -141,7 +143,13 @@ ALTER TABLE agent_state.memory_entries DROP CONSTRAINT memory_entries_current_fk
 CREATE CONSTRAINT TRIGGER memory_entries_insert_check
 AFTER INSERT ON agent_state.memory_entries
 DEFERRABLE INITIALLY DEFERRED
-FOR EACH ROW WHEN (NOT agent_state._restoring())
+FOR EACH ROW WHEN (NOT agent_state._restoring() AND NOT agent_state._own_write())
+EXECUTE FUNCTION agent_state._check_memory_entry();
+
+CREATE CONSTRAINT TRIGGER memory_entries_revision_check
+AFTER UPDATE ON agent_state.memory_entries
+DEFERRABLE INITIALLY DEFERRED
+FOR EACH ROW WHEN (new.current_revision <= old.current_revision AND NOT agent_state._own_write())
 EXECUTE FUNCTION agent_state._check_memory_entry();
 
 ALTER TABLE agent_state.tools DROP CONSTRAINT tools_current_fkey;
@@ -167,7 +175,7 @@ EXECUTE FUNCTION agent_state._check_persona_active();
 CREATE CONSTRAINT TRIGGER memory_revisions_evidence_check
 AFTER INSERT ON agent_state.memory_revisions
 DEFERRABLE INITIALLY DEFERRED
-FOR EACH ROW WHEN (NOT agent_state._restoring())
+FOR EACH ROW WHEN (NOT agent_state._restoring() AND NOT agent_state._own_write())
 EXECUTE FUNCTION agent_state._check_memory_revision();
 
 CREATE TRIGGER memory_evidence_before_revision
@@ -242,7 +250,10 @@ CREATE CONSTRAINT TRIGGER prompt_snapshots_sources_check
 AFTER INSERT ON agent_state.prompt_snapshots
 DEFERRABLE INITIALLY DEFERRED
 FOR EACH ROW
-WHEN (NOT agent_state._restoring() AND (new.memory_count > 0 OR new.message_count > 0))
+WHEN (
+    NOT agent_state._restoring() AND NOT agent_state._own_write()
+    AND (new.memory_count > 0 OR new.message_count > 0)
+)
 EXECUTE FUNCTION agent_state._check_snapshot_sources();
 
 CREATE TRIGGER snapshot_memory_before_insert

@@ -215,7 +215,8 @@ SELECT is_empty($$
     SELECT p.oid::regprocedure::text FROM pg_catalog.pg_proc AS p
     WHERE p.pronamespace = 'agent_state'::regnamespace
       AND p.proname LIKE '\_%'
-      AND p.proname NOT IN ('_caller', '_caller_is_operator', '_hosted_agents', '_restoring')
+      AND p.proname NOT IN ('_caller', '_caller_is_operator', '_hosted_agents', '_restoring',
+                            '_own_write')
       AND (pg_catalog.has_function_privilege('agent_state_runtime', p.oid, 'EXECUTE')
            OR pg_catalog.has_function_privilege('agent_state_operator', p.oid, 'EXECUTE'))
 $$, 'internal helpers are not executable by clients (only the RLS policy and trigger WHEN helpers are)');

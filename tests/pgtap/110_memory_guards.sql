@@ -1,11 +1,13 @@
 -- Memory invariants held by the database, not by the functions: direct DML as a
--- superuser (session_replication_role untouched, so triggers fire) and as a
--- runtime role granted table privileges. Deferred checks are forced with
+-- superuser that does not own the schema (session_replication_role untouched, so
+-- triggers fire; the owner's writes are the product's own, see _own_write and
+-- 520_own_writes.sql) and as a runtime role granted table privileges. Deferred checks are forced with
 -- SET CONSTRAINTS ALL IMMEDIATE inside pg_temp.at_commit.
 BEGIN;
 SELECT plan(46);
 
 CREATE ROLE t110_op IN ROLE agent_state_operator;
+CREATE ROLE t110_dba SUPERUSER;
 CREATE ROLE t110_ra IN ROLE agent_state_runtime;
 GRANT ALL ON ALL TABLES IN SCHEMA agent_state TO t110_ra;
 CREATE TEMP TABLE ids (k text PRIMARY KEY, v uuid NOT NULL);
@@ -74,6 +76,7 @@ SET CONSTRAINTS ALL IMMEDIATE;
 SET CONSTRAINTS ALL DEFERRED;
 CREATE TEMP TABLE before_rows AS SELECT pg_temp.memory_rows() AS n;
 GRANT ALL ON ALL TABLES IN SCHEMA pg_temp TO PUBLIC;
+SET ROLE t110_dba;
 
 -- ---------------------------------------------------------------- superuser: history is immutable
 SELECT throws_ok($$UPDATE agent_state.memory_revisions SET body = 'rewritten' WHERE entry_id = pg_temp.id('e1')$$,
@@ -99,7 +102,7 @@ SELECT throws_ok($$UPDATE agent_state.memory_shares SET conversation_id = pg_tem
                  '42501', NULL, 'moving a grant to another conversation: 42501');
 SELECT lives_ok($$UPDATE agent_state.memory_shares SET revoked_at = now(), revoked_by = 'x' WHERE entry_id = pg_temp.id('e1')$$,
                 'revoking a grant by UPDATE is allowed');
-SELECT is((SELECT revoked_by FROM agent_state.memory_shares WHERE entry_id = pg_temp.id('e1')), session_user::name,
+SELECT is((SELECT revoked_by FROM agent_state.memory_shares WHERE entry_id = pg_temp.id('e1')), current_user::name,
           '... and the database stamps who revoked it, not the writer');
 SELECT throws_ok($$UPDATE agent_state.memory_shares SET revoked_at = NULL, revoked_by = NULL$$,
                  '42501', NULL, 'un-revoking a grant: 42501');
@@ -261,6 +264,8 @@ SELECT throws_ok($$DELETE FROM agent_state.memory_redactions$$, '42501', NULL, '
 SELECT is(pg_temp.memory_rows(), (SELECT n FROM before_rows) + 4,
           'the refused superuser writes left nothing behind (only the consistent hand-written entry: 3 rows, '
           'and the allowed redaction: 1 row)');
+
+RESET ROLE;
 
 -- ---------------------------------------------------------------- a runtime with table privileges
 SET ROLE t110_ra;

@@ -25,6 +25,7 @@ from hypothesis.stateful import (
     rule,
     run_state_machine_as_test,
 )
+from psycopg import sql
 
 ACTORS = ("alice", "bob", "carol", "dave")
 # conversation -> (kind, members who may be in an audience)
@@ -80,6 +81,15 @@ class Model:
             if (audience_ok and place_ok) or granted:
                 out.add(e.id)
         return out
+
+
+def _as_other_superuser(conn: psycopg.Connection[Any]) -> None:
+    """Go on as a superuser that does not own the schema: the owner's own writes
+    are the product's and skip the commit-time checks (agent_state._own_write).
+    Inside the caller's transaction, so the role goes away with it."""
+    name = sql.Identifier(f"t_dba_{uuid.uuid4().hex[:12]}")
+    conn.execute(sql.SQL("CREATE ROLE {} SUPERUSER").format(name))
+    conn.execute(sql.SQL("SET LOCAL ROLE {}").format(name))
 
 
 def _scalar(cur: psycopg.Cursor[Any]) -> Any:
@@ -387,6 +397,7 @@ def test_revision_without_its_entry_state_fails_at_commit(
 ) -> None:
     f = fixture_entry
     with pytest.raises(psycopg.Error) as err, admin_conn.transaction():
+        _as_other_superuser(admin_conn)
         admin_conn.execute(
             "INSERT INTO agent_state.memory_revisions (runtime_agent_id, entry_id, revision,"
             " operation, body, visibility, source_type, evidence_observers, evidence_conversations)"
@@ -413,7 +424,8 @@ def test_a_committed_private_memory_cannot_be_recalled_publicly(
         "SELECT entry FROM agent_state.recall(%s, 'secret', %s)", [f["agent"], f["pub"]]
     ).fetchall()
     assert hits == []
-    with pytest.raises(psycopg.Error) as err:
+    with pytest.raises(psycopg.Error) as err, admin_conn.transaction():
+        _as_other_superuser(admin_conn)
         admin_conn.execute(
             "UPDATE agent_state.memory_entries SET evidence_observers = NULL WHERE entry_id = %s",
             [f["entry"]],

@@ -1,0 +1,22 @@
+-- Is the row being written by the extension's own code? Inside the product's
+-- SECURITY DEFINER functions current_user is their owner, the role that owns the
+-- agent_state schema (an install into a schema another role owns is refused).
+-- SPEC section 1 lets a commit-time check skip the rows the functions write, as
+-- long as a test proves each function keeps the invariant (tests/pgtap/
+-- 520_own_writes.sql: verify() finds nothing after every kind of write) and every
+-- other role's direct DML stays checked: a trigger's WHEN clause is evaluated as
+-- the row is written, so a direct write by any other role, a superuser included,
+-- still queues the check.
+--
+-- SECURITY INVOKER on purpose (it reads the writer's current_user), so it is
+-- granted to the group roles like the other WHEN helpers (sql/privileges.sql).
+CREATE FUNCTION agent_state._own_write()
+RETURNS boolean
+LANGUAGE sql
+STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT coalesce(pg_catalog.pg_get_userbyid(n.nspowner) OPERATOR(pg_catalog.=) CURRENT_USER, false)
+    FROM pg_catalog.pg_namespace AS n
+    WHERE n.nspname OPERATOR(pg_catalog.=) 'agent_state'
+$$;

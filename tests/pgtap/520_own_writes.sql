@@ -1,0 +1,138 @@
+-- The product's own writes skip the commit-time checks that its functions
+-- already keep (SPEC section 1; agent_state._own_write): the entry, revision and
+-- snapshot-source checks. This file proves both halves of that allowance:
+--   1. the functions keep the invariants: after every kind of write through them
+--      (the lifecycle fixtures touch every table, plus remember_many and
+--      record_turn), verify(), which runs the same per-row checks, finds nothing;
+--   2. every other role's direct DML is still checked, a superuser included;
+--      only the schema owner's own direct writes skip the checks, and verify()
+--      reports what they let through.
+BEGIN;
+SELECT plan(15);
+
+DO $roles$
+BEGIN
+    CREATE ROLE agent_state_lifecycle_host;
+EXCEPTION WHEN duplicate_object THEN
+    NULL;
+END
+$roles$;
+CREATE ROLE t520_dba SUPERUSER;
+CREATE ROLE t520_ra IN ROLE agent_state_runtime;
+GRANT ALL ON ALL TABLES IN SCHEMA agent_state TO t520_ra;
+
+-- ---------------------------------------------------------------- which checks are skipped
+SELECT ok(pg_catalog.pg_get_triggerdef(g.oid) LIKE '%NOT agent_state._own_write()%',
+          g.tgname || ': skipped for the product''s own writes')
+FROM pg_catalog.pg_trigger AS g
+WHERE g.tgrelid::regclass::text IN ('agent_state.memory_entries', 'agent_state.memory_revisions',
+                                    'agent_state.prompt_snapshots')
+  AND g.tgname IN ('memory_entries_insert_check', 'memory_entries_revision_check',
+                   'memory_revisions_evidence_check', 'prompt_snapshots_sources_check')
+ORDER BY g.tgname;
+SELECT is((SELECT pg_catalog.count(*)::integer FROM pg_catalog.pg_trigger AS g
+           WHERE g.tgrelid::regclass::text LIKE 'agent_state.%'
+             AND pg_catalog.pg_get_triggerdef(g.oid) LIKE '%_own_write()%'),
+          4, 'no other trigger skips anything for the owner');
+
+SELECT is(agent_state._own_write(), true, 'the schema owner''s writes are the product''s own');
+SET ROLE t520_dba;
+SELECT is(agent_state._own_write(), false, 'another superuser''s are not');
+RESET ROLE;
+SET ROLE t520_ra;
+SELECT is(agent_state._own_write(), false, 'a runtime''s direct writes are not');
+RESET ROLE;
+
+-- ---------------------------------------------------------------- 1. the functions keep them
+\set handle t520
+\ir ../lifecycle/realistic_state.sql
+\ir ../lifecycle/state_0.2.0.sql
+DO $more$
+DECLARE
+    agent uuid;
+    conv uuid;
+    actor uuid;
+    msg uuid;
+    run uuid;
+    e uuid;
+BEGIN
+    SELECT a.runtime_agent_id INTO agent FROM agent_state.agents AS a WHERE a.handle = 'lifecycle';
+    actor := agent_state.resolve_actor(agent, 'slack', 't520-user', 'T520');
+    conv := agent_state.open_conversation(agent, 'slack', 't520-dm', 'direct');
+    msg := agent_state.record_message(agent, conv, actor, 'I moved to Lisbon; I cycle to work',
+                                      ARRAY[actor]);
+    PERFORM agent_state.remember_many(agent, pg_catalog.jsonb_build_array(
+        pg_catalog.jsonb_build_object('body', 'T520 lives in Lisbon', 'source_message', msg,
+                                      'subject', actor),
+        pg_catalog.jsonb_build_object('body', 'T520 cycles to work', 'source_message', msg,
+                                      'visibility', 'conversation')));
+    SELECT r.entry INTO e FROM agent_state.remember(agent, 'T520 likes figs', msg, actor) AS r;
+    PERFORM agent_state.amend(agent, e, 'T520 likes fresh figs', 1, msg);
+    PERFORM agent_state.amend(agent, e, 'T520 likes fresh figs', 2, visibility => 'conversation');
+    run := agent_state.start_run(agent, conv, msg, '{"tokens": 100000}');
+    PERFORM agent_state.record_turn(agent, run, 'prompt with figs', 'p', 'm', '{}',
+        persona_revision => NULL,
+        memory => pg_catalog.jsonb_build_array(
+            pg_catalog.jsonb_build_object('entry', e, 'revision', 3)),
+        messages => ARRAY[msg],
+        tool_calls => '[]', frontier => '{"step": 1}');
+    PERFORM agent_state.forget(agent, e, 3);
+END
+$more$;
+SET CONSTRAINTS ALL IMMEDIATE;
+SET CONSTRAINTS ALL DEFERRED;
+SELECT is_empty($$SELECT * FROM agent_state.verify()$$,
+                'after every kind of write through the functions, verify() finds nothing');
+SELECT cmp_ok((SELECT pg_catalog.count(*) FROM agent_state.memory_revisions), '>=', 12::bigint,
+              'the fixtures wrote revisions of many entries');
+SELECT cmp_ok((SELECT pg_catalog.count(*) FROM agent_state.prompt_snapshots
+               WHERE memory_count > 0 AND message_count > 0), '>=', 2::bigint,
+              'and snapshots with both kinds of source');
+
+-- ---------------------------------------------------------------- 2. everyone else's direct DML is checked
+CREATE TEMP TABLE fx AS
+SELECT a.runtime_agent_id AS agent, (SELECT r.run_id FROM agent_state.runs AS r
+                                    WHERE r.runtime_agent_id = a.runtime_agent_id AND r.status = 'open'
+                                    LIMIT 1) AS run
+FROM agent_state.agents AS a WHERE a.handle = 'lifecycle';
+GRANT SELECT ON fx TO PUBLIC;
+
+-- (throws_ok rolls each failed statement back itself.)
+SET ROLE t520_dba;
+SELECT throws_ok($$
+    INSERT INTO agent_state.memory_entries (runtime_agent_id, current_revision, body, visibility,
+                                            source_type, revised_at)
+    SELECT fx.agent, 1, 'orphan', 'perspective', 'operator', now() FROM pg_temp.fx;
+    SET CONSTRAINTS ALL IMMEDIATE$$,
+    '23503', NULL, 'another superuser''s entry without a revision fails at commit');
+SELECT throws_ok($$
+    UPDATE agent_state.memory_entries SET body = 'silently changed'
+    WHERE runtime_agent_id = (SELECT fx.agent FROM pg_temp.fx) AND live;
+    SET CONSTRAINTS ALL IMMEDIATE$$,
+    '23514', NULL, 'another superuser''s entry change without a revision fails at commit');
+SELECT throws_ok($$
+    INSERT INTO agent_state.prompt_snapshots (runtime_agent_id, run_id, prompt, prompt_sha256,
+                                              memory_count)
+    SELECT fx.agent, fx.run, 'short', '', 2 FROM pg_temp.fx;
+    SET CONSTRAINTS ALL IMMEDIATE$$,
+    '23514', NULL, 'another superuser''s snapshot without its sources fails at commit');
+RESET ROLE;
+
+-- The owner's own direct writes are the product's: unchecked at commit (that is
+-- the allowance), reported by verify(). (Outside pgTAP calls: rolling back to the
+-- savepoint would roll back pgTAP's count of the tests run in it.)
+SAVEPOINT owner_direct;
+INSERT INTO agent_state.memory_entries (runtime_agent_id, current_revision, body, visibility,
+                                        source_type, revised_at)
+SELECT fx.agent, 1, 'orphan', 'perspective', 'operator', now() FROM pg_temp.fx;
+SET CONSTRAINTS ALL IMMEDIATE;
+SELECT pg_catalog.count(*) AS owner_orphans FROM agent_state.verify() AS v
+WHERE v.check_name = 'memory_entry' \gset
+ROLLBACK TO SAVEPOINT owner_direct;
+SET CONSTRAINTS ALL DEFERRED;
+SELECT is(:owner_orphans::integer, 1,
+          'the schema owner''s direct entry without a revision commits unchecked, '
+          'and verify() reports it');
+
+SELECT * FROM finish();
+ROLLBACK;
