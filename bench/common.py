@@ -449,3 +449,22 @@ def top_waits(counts: Counter[str], n: int = 6) -> str:
     """The ``n`` most frequent wait samples as shares, e.g. "CPU 61%, IO:WALSync 22%"."""
     total = sum(counts.values()) or 1
     return ", ".join(f"{k} {v / total:.0%}" for k, v in counts.most_common(n))
+
+
+def measured_run(
+    conn: psycopg.Connection[Any],
+    dsn: str,
+    script: str,
+    *,
+    clients: int,
+    seconds: float,
+    label: str,
+    defines: dict[str, object] | None = None,
+) -> tuple[Throughput, str]:
+    """One timed pgbench run after a CHECKPOINT (so no checkpoint falls inside it
+    and every run starts with the same full-page-image state), with the wait
+    events of its sessions sampled; returns the throughput and the top waits."""
+    conn.execute("CHECKPOINT")
+    with sample_waits(dsn) as waits:
+        res = pgbench(dsn, script, clients=clients, seconds=seconds, label=label, defines=defines)
+    return res, top_waits(waits)

@@ -48,13 +48,11 @@ from common import (
     Server,
     has_functions,
     log,
+    measured_run,
     ms,
     percentile,
-    pgbench,
-    sample_waits,
     table,
     timed,
-    top_waits,
     verdict,
 )
 
@@ -459,17 +457,15 @@ def write_benchmarks(
                         defines.update(iter=0, nclients=clients, slice=slice_)
                         script = AMEND_PRODUCT if kind == "product" else AMEND_BARE.format(e=e, r=r)
                         before = count_amends(conn, revisions)
-                    conn.execute("CHECKPOINT")
-                    with sample_waits(runtime) as waits:
-                        res = pgbench(
-                            runtime,
-                            script,
-                            clients=clients,
-                            seconds=seconds,
-                            label=f"{op} {label} {clients}c",
-                            defines=defines,
-                        )
-                    row[label + " waits"] = top_waits(waits)
+                    res, row[label + " waits"] = measured_run(
+                        conn,
+                        runtime,
+                        script,
+                        clients=clients,
+                        seconds=seconds,
+                        label=f"{op} {label} {clients}c",
+                        defines=defines,
+                    )
                     if op == "amend":
                         # every transaction must really have amended (the bare update
                         # would silently do nothing on a wrong expected revision)

@@ -45,14 +45,13 @@ from common import (
     Server,
     has_functions,
     log,
+    measured_run,
     ms,
     percentile,
     pgbench,
     run_clients,
-    sample_waits,
     table,
     timed,
-    top_waits,
     verdict,
 )
 from psycopg.types.json import Jsonb
@@ -485,19 +484,17 @@ def turn_benchmarks(
             wal: dict[str, list[float]] = {label: [] for label, _ in systems}
             for _round in range(rounds):
                 for label, script in systems:
-                    conn.execute("CHECKPOINT")
-                    with sample_waits(runtime) as waits:
-                        res = pgbench(
-                            runtime,
-                            script,
-                            clients=clients,
-                            seconds=seconds,
-                            label=f"turn {shape} {label} {clients}c",
-                            defines={"runs": runs},
-                        )
+                    res, row[label + " waits"] = measured_run(
+                        conn,
+                        runtime,
+                        script,
+                        clients=clients,
+                        seconds=seconds,
+                        label=f"turn {shape} {label} {clients}c",
+                        defines={"runs": runs},
+                    )
                     tps[label].append(res.tps)
                     wal[label].append(res.wal_per_tx)
-                    row[label + " waits"] = top_waits(waits)
                     log(
                         f"  turn {shape:18} {clients}c {label:12} {res.tps:9.1f} tps "
                         f"(avg {res.latency_ms:.3f} ms, {res.wal_per_tx:.0f} WAL bytes/turn)"
