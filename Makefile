@@ -52,7 +52,7 @@ PG_CONFIG  ?= pg_config
 #   sql/security.sql, sql/privileges.sql
 #                               idempotent whole-schema passes, last
 # $(sort) is a byte-wise sort, the same on every machine.
-DOMAINS     := agents actors conversations persona memory tools execution graph
+DOMAINS     := agents actors conversations persona memory embeddings tools execution graph
 SQL_SRC     := sql/schema.sql
 FUNC_SRC    := $(sort $(wildcard functions/*/*.sql))
 DOMAIN_SRC  := $(foreach d,$(DOMAINS),sql/$(d).sql)
