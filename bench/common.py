@@ -468,3 +468,14 @@ def measured_run(
     with sample_waits(dsn) as waits:
         res = pgbench(dsn, script, clients=clients, seconds=seconds, label=label, defines=defines)
     return res, top_waits(waits)
+
+
+def record_means(
+    row: dict[str, Any], tps: dict[str, list[float]], wal: dict[str, list[float]]
+) -> None:
+    """Put each system's mean throughput, its runs and its mean WAL bytes per
+    transaction into a result row (keys ``label``, ``label runs``, ``label wal``)."""
+    for label, values in tps.items():
+        row[label] = sum(values) / len(values)
+        row[label + " runs"] = values
+        row[label + " wal"] = sum(wal[label]) / len(wal[label])

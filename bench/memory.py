@@ -51,6 +51,7 @@ from common import (
     measured_run,
     ms,
     percentile,
+    record_means,
     table,
     timed,
     verdict,
@@ -481,10 +482,7 @@ def write_benchmarks(
                         f"  {dataset} {op:8} {clients}c {label:24} {res.tps:10.1f} tps "
                         f"(avg {res.latency_ms:.3f} ms, {res.wal_per_tx:.0f} WAL bytes/tx)"
                     )
-            for label, values in runs.items():
-                row[label] = sum(values) / len(values)
-                row[label + " runs"] = values
-                row[label + " wal"] = sum(wal[label]) / len(wal[label])
+            record_means(row, runs, wal)
             results.append(row)
     return results
 

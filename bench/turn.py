@@ -49,6 +49,7 @@ from common import (
     ms,
     percentile,
     pgbench,
+    record_means,
     run_clients,
     table,
     timed,
@@ -499,10 +500,7 @@ def turn_benchmarks(
                         f"  turn {shape:18} {clients}c {label:12} {res.tps:9.1f} tps "
                         f"(avg {res.latency_ms:.3f} ms, {res.wal_per_tx:.0f} WAL bytes/turn)"
                     )
-            for label, values in tps.items():
-                row[label] = sum(values) / len(values)
-                row[label + " runs"] = values
-                row[label + " wal"] = sum(wal[label]) / len(wal[label])
+            record_means(row, tps, wal)
             out.append(row)
     return out
 
