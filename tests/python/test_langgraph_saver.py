@@ -185,3 +185,39 @@ def test_a_transaction_pooler_setting(dsn: str) -> None:
 def test_not_json_metadata_is_refused(saver: AgentStateSaver) -> None:
     with pytest.raises(agent_state.InvalidArgument, match=r"metadata\.bad"):
         saver.put(generate_config(), generate_checkpoint(), generate_metadata(bad=object()), {})
+
+
+def test_checkpoint_ids_order_by_their_bytes_whatever_the_database_collation(
+    saver: AgentStateSaver, dsn: str
+) -> None:
+    """LangGraph orders checkpoint ids as strings of bytes; a linguistic collation
+    (en_US and the like ignore '-' at first) would put "1-3" after "12". The id
+    columns are COLLATE "C", so the newest first is "12", then "1-3", on any
+    cluster; and the primary key reads a thread's latest without sorting it."""
+    thread = str(uuid4())
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        for cid, parent in (("1-3", None), ("12", "1-3")):
+            conn.execute(
+                "SELECT agent_state.graph_put(%s, %s, '', %s, %s, 'json', '\\x7b7d'::bytea, '{}')",
+                [saver.agent, thread, cid, parent],
+            )
+        ids = [
+            r[0]
+            for r in conn.execute(
+                "SELECT checkpoint_id FROM agent_state.graph_list(%s, %s)", [saver.agent, thread]
+            )
+        ]
+        collations = conn.execute(
+            "SELECT a.attrelid::regclass::text, a.attname, c.collname"
+            " FROM pg_attribute AS a JOIN pg_collation AS c ON c.oid = a.attcollation"
+            " WHERE a.attrelid IN ('agent_state.graph_checkpoints'::regclass,"
+            "                      'agent_state.graph_writes'::regclass)"
+            "   AND a.attname IN ('checkpoint_id', 'parent_checkpoint_id')"
+            " ORDER BY 1, 2"
+        ).fetchall()
+    assert ids == ["12", "1-3"]
+    assert collations == [
+        ("agent_state.graph_checkpoints", "checkpoint_id", "C"),
+        ("agent_state.graph_checkpoints", "parent_checkpoint_id", "C"),
+        ("agent_state.graph_writes", "checkpoint_id", "C"),
+    ]
