@@ -57,7 +57,7 @@ def checkpoint(step: int) -> dict[str, Any]:
     return dict(c)
 
 
-def saver_ops(saver: Any, calls: int) -> dict[str, Callable[[int], Any]]:
+def saver_ops(saver: Any) -> dict[str, Callable[[int], Any]]:
     """The timed checkpointer operations of one backend, each a callable of the
     iteration number; the thread read by get_tuple and list is filled first."""
     thread = f"bench-{uuid4()}"
@@ -191,7 +191,7 @@ def main() -> int:
                 "langgraph": peer(server, "bench_lg_peer"),
             }
             ops = {
-                label: {**saver_ops(saver, calls), **store_ops(store, calls)}
+                label: {**saver_ops(saver), **store_ops(store, calls)}
                 for label, (saver, store, _) in systems.items()
             }
         per_round = calls // args.rounds
