@@ -4,11 +4,14 @@ postgres) and ``AgentStateStore`` against ``PostgresStore``.
 
     python3 bench/langgraph_peer.py            # 2,000 calls per operation
     python3 bench/langgraph_peer.py --quick    # 300
+    python3 bench/langgraph_peer.py --clients 1   # one client only
 
 One Python client each (psycopg, autocommit, the way LangGraph drives a
 checkpointer), each backend in a database of its own, calls interleaved in
-rounds so that both see the same machine. Ours runs as a runtime role hosting
-the agent; the peer as the database owner (it has no roles). Operations:
+rounds so that both see the same machine. Then the same operations from
+``--clients`` (8) client processes at once, each with its own connection,
+thread and namespace (ours all bound to the same agent), for throughput. Ours
+runs as a runtime role hosting the agent; the peer as the database owner (it has no roles). Operations:
 
 - checkpointer ``put`` (a checkpoint whose channel value is the turn
   benchmark's 2 kB frontier, a new version of that channel each time, parent
@@ -20,7 +23,8 @@ the agent; the peer as the database owner (it has no roles). Operations:
   items; the peer without a vector index ignores the query and returns the
   namespace's items (so it does less work).
 
-Targets: every checkpointer operation >= 1.5x the peer's throughput; store
+Targets: every checkpointer operation >= 1.5x the peer's throughput (at 1 and
+8 clients); store
 ``put`` (new and existing key) and ``get`` >= 1.0x (search: no target, the two
 do different work). Results are throughput ratios (calls/s)
 and p50 latencies; nothing here is asserted by a test.
@@ -30,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
 import sys
 import time
 from collections.abc import Callable
@@ -116,10 +121,8 @@ def store_ops(store: Any, calls: int) -> dict[str, Callable[[int], Any]]:
     }
 
 
-def ours(server: Server, db: str) -> tuple[Any, Any, list[Any]]:
-    from agent_state import Store
-    from agent_state.integrations.langgraph import AgentStateSaver, AgentStateStore
-
+def prepare_ours(server: Server, db: str) -> dict[str, Any]:
+    """The agent, hosting, conversation and message the adapters bind to."""
     with psycopg.connect(server.dsn(db), autocommit=True) as conn:
         agent = conn.execute("SELECT agent_state.create_agent('bench-langgraph')").fetchone()[0]  # type: ignore[index]
         conn.execute("SELECT agent_state.grant_hosting(%s, %s::regrole)", [agent, RUNTIME_ROLE])
@@ -133,25 +136,41 @@ def ours(server: Server, db: str) -> tuple[Any, Any, list[Any]]:
             "SELECT agent_state.record_message(%s, %s, %s, 'remember what I like', ARRAY[%s])",
             [agent, conv, user, user],
         ).fetchone()[0]  # type: ignore[index]
-    s1 = Store(server.dsn(db, RUNTIME_ROLE))
-    s2 = Store(server.dsn(db, RUNTIME_ROLE))
-    saver = AgentStateSaver(s1, agent=agent)
-    store = AgentStateStore(s2, agent=agent).bind(conversation=conv, message=msg)
+    return {"dsn": server.dsn(db, RUNTIME_ROLE), "agent": agent, "conv": conv, "msg": msg}
+
+
+def open_ours(info: dict[str, Any]) -> tuple[Any, Any, list[Any]]:
+    from agent_state import Store
+    from agent_state.integrations.langgraph import AgentStateSaver, AgentStateStore
+
+    s1 = Store(info["dsn"])
+    s2 = Store(info["dsn"])
+    saver = AgentStateSaver(s1, agent=info["agent"])
+    store = AgentStateStore(s2, agent=info["agent"]).bind(
+        conversation=info["conv"], message=info["msg"]
+    )
     return saver, store, [s1, s2]
 
 
-def peer(server: Server, db: str) -> tuple[Any, Any, list[Any]]:
+def open_peer(info: dict[str, Any]) -> tuple[Any, Any, list[Any]]:
     from langgraph.checkpoint.postgres import PostgresSaver
     from langgraph.store.postgres import PostgresStore
 
     kwargs: dict[str, Any] = {"autocommit": True, "prepare_threshold": 0, "row_factory": dict_row}
-    c1 = psycopg.connect(server.dsn(db), **kwargs)
-    c2 = psycopg.connect(server.dsn(db), **kwargs)
+    c1 = psycopg.connect(info["dsn"], **kwargs)
+    c2 = psycopg.connect(info["dsn"], **kwargs)
     saver = PostgresSaver(c1)  # type: ignore[arg-type]
-    saver.setup()
     store = PostgresStore(c2)  # type: ignore[arg-type]
-    store.setup()
+    if info.get("setup"):
+        saver.setup()
+        store.setup()
     return saver, store, [c1, c2]
+
+
+OPENERS: dict[str, Callable[[dict[str, Any]], tuple[Any, Any, list[Any]]]] = {
+    "agent_state": open_ours,
+    "langgraph": open_peer,
+}
 
 
 def measure(ops: dict[str, Callable[[int], Any]], lo: int, hi: int) -> dict[str, list[float]]:
@@ -166,6 +185,62 @@ def measure(ops: dict[str, Callable[[int], Any]], lo: int, hi: int) -> dict[str,
     return out
 
 
+def _worker(
+    label: str,
+    info: dict[str, Any],
+    calls: int,
+    barrier: Any,
+    results: Any,
+) -> None:
+    """One client process: its own backend objects, thread and namespace; every
+    operation starts when all clients are ready (the barrier) and the time each
+    client took goes back to the parent."""
+    saver, store, closers = OPENERS[label](info)
+    ops = {**saver_ops(saver), **store_ops(store, calls)}
+    for name, op in ops.items():
+        barrier.wait()
+        start = time.perf_counter()
+        for i in range(calls):
+            op(i)
+        results.put((name, time.perf_counter() - start))
+    for c in closers:
+        c.close()
+    results.put((None, 0.0))
+
+
+def concurrent(label: str, info: dict[str, Any], clients: int, calls: int) -> dict[str, float]:
+    """Calls per second of each operation with ``clients`` processes at once:
+    all their calls over the slowest client's time."""
+    ctx = multiprocessing.get_context("fork")
+    barrier = ctx.Barrier(clients)
+    results = ctx.Queue()
+    procs = [
+        ctx.Process(target=_worker, args=(label, info, calls, barrier, results))
+        for _ in range(clients)
+    ]
+    for p in procs:
+        p.start()
+    times: dict[str, list[float]] = {}
+    done = 0
+    while done < clients:
+        name, took = results.get(timeout=1800)
+        if name is None:
+            done += 1
+        else:
+            times.setdefault(name, []).append(took)
+    for p in procs:
+        p.join()
+        if p.exitcode != 0:
+            raise RuntimeError(f"{label} client exited with {p.exitcode}")
+    return {name: clients * calls / max(t) for name, t in times.items()}
+
+
+def target_for(name: str) -> float | None:
+    if name.startswith(("store put", "store get")):
+        return STORE_TARGET
+    return None if name.startswith("store") else SAVER_TARGET
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -173,6 +248,9 @@ def main() -> int:
     ap.add_argument("--quick", action="store_true", help="300 calls per operation")
     ap.add_argument("--calls", type=int, help="calls per operation (2000; quick 300)")
     ap.add_argument("--rounds", type=int, default=4, help="interleaved rounds (4)")
+    ap.add_argument(
+        "--clients", type=int, default=8, help="client processes of the second part (8; 1: skip)"
+    )
     args = ap.parse_args()
     calls = args.calls or (300 if args.quick else 2000)
     try:
@@ -182,14 +260,19 @@ def main() -> int:
         log("langgraph-checkpoint-postgres is not installed (pip install -e '.[bench]'): skipped")
         return 0
     lat: dict[str, dict[str, list[float]]] = {"agent_state": {}, "langgraph": {}}
+    many: dict[str, dict[str, float]] = {}
+    # Each client of the concurrent part makes a quarter of the single client's calls.
+    many_calls = max(calls // 4, 50)
     with Server() as server:
         server.product_database("bench_lg_ours")
         server.fresh_database("bench_lg_peer")
+        infos = {
+            "agent_state": prepare_ours(server, "bench_lg_ours"),
+            "langgraph": {"dsn": server.dsn("bench_lg_peer"), "setup": True},
+        }
         with timed("setup: a thread of 1,000 checkpoints and the store keys, each side"):
-            systems = {
-                "agent_state": ours(server, "bench_lg_ours"),
-                "langgraph": peer(server, "bench_lg_peer"),
-            }
+            systems = {label: OPENERS[label](info) for label, info in infos.items()}
+            infos["langgraph"]["setup"] = False
             ops = {
                 label: {**saver_ops(saver), **store_ops(store, calls)}
                 for label, (saver, store, _) in systems.items()
@@ -204,22 +287,25 @@ def main() -> int:
         for _, _, conns in systems.values():
             for c in conns:
                 c.close()
+        if args.clients > 1:
+            with timed(f"{args.clients} clients, {many_calls} calls each per operation"):
+                for label in ("langgraph", "agent_state"):
+                    many[label] = concurrent(label, infos[label], args.clients, many_calls)
         describe = server.describe()
         server.drop_database("bench_lg_ours")
         server.drop_database("bench_lg_peer")
     rows = []
-    results = {}
+    results: dict[str, Any] = {}
     for name in lat["agent_state"]:
         a, p = lat["agent_state"][name], lat["langgraph"][name]
         a_rate, p_rate = len(a) / sum(a), len(p) / sum(p)
         ratio = a_rate / p_rate
-        target = STORE_TARGET if name.startswith(("store put", "store get")) else None
-        if not name.startswith("store"):
-            target = SAVER_TARGET
+        target = target_for(name)
         results[name] = {"ours": a_rate, "peer": p_rate, "ratio": ratio}
         rows.append(
             [
                 name,
+                "1",
                 f"{p_rate:.0f}",
                 ms(percentile(p, 50)),
                 f"{a_rate:.0f}",
@@ -228,15 +314,36 @@ def main() -> int:
                 "(none)" if target is None else f">= {target}x {verdict(ratio >= target)}",
             ]
         )
+    for name, a_rate in many.get("agent_state", {}).items():
+        p_rate = many["langgraph"][name]
+        ratio = a_rate / p_rate
+        target = target_for(name)
+        results[f"{name} @{args.clients}"] = {"ours": a_rate, "peer": p_rate, "ratio": ratio}
+        rows.append(
+            [
+                name,
+                str(args.clients),
+                f"{p_rate:.0f}",
+                "",
+                f"{a_rate:.0f}",
+                "",
+                f"{ratio:.2f}x",
+                "(none)" if target is None else f">= {target}x {verdict(ratio >= target)}",
+            ]
+        )
     print("## LangGraph adapters against LangGraph's Postgres backends\n")
     print(
         f"Machine: {describe.get('cpu')}, {describe.get('cores')} cores; {describe.get('server')}"
     )
-    print(f"{calls} calls per operation, one client each, {args.rounds} interleaved rounds\n")
+    print(
+        f"one client: {calls} calls per operation, {args.rounds} interleaved rounds; "
+        f"{args.clients} clients: {many_calls} calls each\n"
+    )
     print(
         table(
             [
                 "operation",
+                "clients",
                 "langgraph calls/s",
                 "p50 ms",
                 "agent_state calls/s",
