@@ -11,7 +11,8 @@ checkpointer), each backend in a database of its own, calls interleaved in
 rounds so that both see the same machine. Then the same operations from
 ``--clients`` (8) client processes at once, each with its own connection,
 thread and namespace (ours all bound to the same agent), for throughput. Ours
-runs as a runtime role hosting the agent; the peer as the database owner (it has no roles). Operations:
+runs as a runtime role hosting the agent; the peer as the database owner (it
+has no roles). Operations:
 
 - checkpointer ``put`` (a checkpoint whose channel value is the turn
   benchmark's 2 kB frontier, a new version of that channel each time, parent
@@ -24,10 +25,10 @@ runs as a runtime role hosting the agent; the peer as the database owner (it has
   namespace's items (so it does less work).
 
 Targets: every checkpointer operation >= 1.5x the peer's throughput (at 1 and
-8 clients); store
-``put`` (new and existing key) and ``get`` >= 1.0x (search: no target, the two
-do different work). Results are throughput ratios (calls/s)
-and p50 latencies; nothing here is asserted by a test.
+8 clients); store ``put`` (new and existing key) and ``get`` >= 1.0x (search:
+no target, the two do different work); storage per store item <= 2x the
+peer's. Results are throughput ratios (calls/s), p50 latencies and bytes per
+item; nothing here is asserted by a test.
 """
 
 from __future__ import annotations
@@ -241,6 +242,28 @@ def target_for(name: str) -> float | None:
     return None if name.startswith("store") else SAVER_TARGET
 
 
+# Where each side keeps what it writes: ours in the extension's schema, the peer
+# in the schema its setup() creates its tables in.
+SCHEMAS = {
+    "agent_state": ("bench_lg_ours", "agent_state"),
+    "langgraph": ("bench_lg_peer", "public"),
+}
+
+
+def table_bytes(server: Server, label: str) -> int:
+    """Every table of the side's schema with its indexes and TOAST, in bytes."""
+    db, schema = SCHEMAS[label]
+    with psycopg.connect(server.dsn(db), autocommit=True) as conn:
+        conn.execute("CHECKPOINT")
+        row = conn.execute(
+            "SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0)::bigint FROM pg_class AS c"
+            " WHERE c.relnamespace = %s::regnamespace AND c.relkind IN ('r', 'p', 'm')",
+            [schema],
+        ).fetchone()
+    assert row is not None
+    return int(row[0])
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -261,6 +284,7 @@ def main() -> int:
         return 0
     lat: dict[str, dict[str, list[float]]] = {"agent_state": {}, "langgraph": {}}
     many: dict[str, dict[str, float]] = {}
+    bytes_per_item: dict[str, float] = {}
     # Each client of the concurrent part makes a quarter of the single client's calls.
     many_calls = max(calls // 4, 50)
     with Server() as server:
@@ -273,10 +297,11 @@ def main() -> int:
         with timed("setup: a thread of 1,000 checkpoints and the store keys, each side"):
             systems = {label: OPENERS[label](info) for label, info in infos.items()}
             infos["langgraph"]["setup"] = False
-            ops = {
-                label: {**saver_ops(saver), **store_ops(store, calls)}
-                for label, (saver, store, _) in systems.items()
-            }
+            ops = {label: saver_ops(saver) for label, (saver, _, _) in systems.items()}
+            for label, (_, store, _) in systems.items():
+                before = table_bytes(server, label)
+                ops[label].update(store_ops(store, calls))
+                bytes_per_item[label] = (table_bytes(server, label) - before) / calls
         per_round = calls // args.rounds
         with timed(f"{calls} calls per operation, {args.rounds} interleaved rounds"):
             for r in range(args.rounds):
@@ -353,6 +378,17 @@ def main() -> int:
             ],
             rows,
         )
+    )
+    ours_b, peer_b = bytes_per_item["agent_state"], bytes_per_item["langgraph"]
+    results["storage bytes per store item"] = {
+        "ours": ours_b,
+        "peer": peer_b,
+        "ratio": ours_b / peer_b,
+    }
+    print(
+        f"\nStorage per store item ({calls} puts of new keys, tables with their indexes and "
+        f"TOAST): langgraph {peer_b:.0f} B, agent_state {ours_b:.0f} B, "
+        f"{ours_b / peer_b:.2f}x (target <= 2x {verdict(ours_b / peer_b <= 2)})"
     )
     print("\n" + json.dumps(results))
     return 0
