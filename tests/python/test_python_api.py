@@ -138,15 +138,27 @@ def test_array_arguments_are_sent_as_lists() -> None:
 # ---------------------------------------------------------------- the runtime import path
 
 
-def test_import_loads_only_the_runtime() -> None:
+def _loaded_after(statement: str) -> list[str]:
+    """The agent_state modules a fresh interpreter has loaded after ``statement``."""
     code = (
-        "import sys, agent_state\n"
+        f"import sys; {statement}\n"
         "print(' '.join(sorted(m for m in sys.modules if m.startswith('agent_state'))))\n"
     )
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "python"), *sys.path])}
-    out = subprocess.run(
+    return subprocess.run(
         [sys.executable, "-c", code], check=True, capture_output=True, text=True, env=env
     ).stdout.split()
-    assert "agent_state.store" in out and "agent_state.aio" in out
+
+
+def test_import_loads_only_the_runtime() -> None:
+    loaded = _loaded_after("import agent_state")
+    assert "agent_state.store" in loaded and "agent_state.aio" in loaded
     for tool in ("agent_state.cli", "agent_state.embedded", "agent_state._demo"):
-        assert tool not in out, f"import agent_state imports {tool}"
+        assert tool not in loaded, f"import agent_state imports {tool}"
+
+
+def test_cli_loads_the_demo_and_the_cluster_launcher_only_when_used() -> None:
+    # The command line imports them lazily: a command against a DSN needs neither.
+    loaded = _loaded_after("import agent_state.cli")
+    assert "agent_state.embedded" not in loaded
+    assert "agent_state._demo" not in loaded
