@@ -67,8 +67,9 @@ class Store(StoreAPI):
     call of the same thread or task uses one pinned connection. A connection that is
     not in autocommit mode is used as is: the caller commits.
 
-    Every method takes keyword arguments named like the SQL parameters, ``agent``
-    first. An optional argument left as ``None`` is not sent, so the SQL default
+    The methods calling the SQL functions come from :class:`StoreAPI`, generated from
+    the catalog. Every method takes keyword arguments named like the SQL parameters,
+    ``agent`` first. An optional argument left as ``None`` is not sent, so the SQL default
     applies. Errors are raised as :class:`agent_state.Error` subclasses chosen by
     SQLSTATE.
     """
