@@ -378,8 +378,17 @@ def render_api(procs: list[Proc]) -> str:
     return head + text
 
 
+def check_tables(names: set[str]) -> None:
+    """The tables above name only functions that exist (a stale entry would hide a change)."""
+    for table, keys in (("ROWS", ROWS), ("NULLABLE", NULLABLE)):
+        stale = sorted(set(keys) - names)
+        if stale:
+            raise CatalogError(f"{table} names functions that are not public: {stale}")
+
+
 def render(conn: psycopg.Connection[Any]) -> dict[Path, str]:
     procs = load(conn)
+    check_tables({p.name for p in procs})
     return {FUNCTIONS_FILE: render_functions(procs), API_FILE: render_api(procs)}
 
 

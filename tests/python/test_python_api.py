@@ -80,6 +80,15 @@ def test_every_public_function_has_a_method(admin_dsn: str) -> None:
 # ---------------------------------------------------------------- without a database
 
 
+def test_generator_refuses_stale_mappings() -> None:
+    gen = _generator()
+    gen.check_tables(set(F.FUNCTIONS))
+    with pytest.raises(gen.CatalogError, match="ROWS"):
+        gen.check_tables(set(F.FUNCTIONS) - {"recall"})
+    with pytest.raises(gen.CatalogError, match="NULLABLE"):
+        gen.check_tables(set(F.FUNCTIONS) - {"graph_put"})
+
+
 def test_overrides_are_deliberate() -> None:
     for cls in (agent_state.Store, agent_state.AsyncStore):
         assert set(vars(cls)) & set(F.FUNCTIONS) == OVERRIDDEN, cls.__name__
