@@ -15,6 +15,8 @@
 #                        invariant checked (tests/lifecycle/crash.py)
 #   make demo            run the command-line demo
 #   make docs            regenerate docs/api.md from the function comments
+#   make api             regenerate the wrapper's function table and Store methods
+#                        (python/agent_state/_functions.py, _api.py) from the catalog
 #   make deps            install what demo and test need (apt + pip, as root);
 #                        demo and test run it by themselves when something is missing
 #
@@ -91,7 +93,7 @@ endif
 
 all: $(PY_BUNDLE) $(PY_UPGRADES)
 
-.PHONY: build deps docs lint lint-python lint-sqlfluff lint-pgspot test crash demo isolation-accept
+.PHONY: api build deps docs lint lint-python lint-sqlfluff lint-pgspot test crash demo isolation-accept
 
 # What demo and test need; scripts/install-deps installs it (apt and pip).
 deps_missing = \
@@ -214,6 +216,12 @@ isolation-accept: all
 # The API reference comes from COMMENT ON FUNCTION (a pytest checks it is current).
 docs: all
 	PYTHONPATH=python$${PYTHONPATH:+:$$PYTHONPATH} $(TEST_PYTHON) scripts/gen-api-docs.py
+
+# The wrapper's function table and the methods of Store and AsyncStore come from the
+# catalog of a fresh install (a pytest checks they are current). The script does not
+# import the package it writes.
+api: all
+	$(TEST_PYTHON) scripts/gen-python-api.py
 
 # Runs this source tree's wrapper and the SQL just built (an installed
 # agent-state may be another checkout or version).

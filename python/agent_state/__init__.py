@@ -14,7 +14,9 @@
 
 Calls. One method per SQL function (``Store.remember`` calls
 ``agent_state.remember``) with the same keyword-only parameter names, ``agent``
-first. An optional argument left as ``None`` is not sent, so the SQL default applies.
+first, and the function's SQL comment as docstring: the methods are generated from
+the catalog (``scripts/gen-python-api.py``). An optional argument left as ``None``
+is not sent, so the SQL default applies.
 Every call is ``SELECT * FROM agent_state.<function>(<name> => %s::<type>, ...)``;
 the wrapper runs no other SQL (``install`` aside).
 

@@ -9,31 +9,16 @@ from contextvars import ContextVar
 from datetime import datetime
 from types import TracebackType
 from typing import Any
-from uuid import UUID
 
 import psycopg
 from psycopg import AsyncConnection
 from psycopg_pool import AsyncConnectionPool
 
-from . import _functions as F
+from ._api import AsyncStoreAPI
+from ._calls import Fn, Id, R
 from .errors import _mapped
-from .results import (
-    ActivePersona,
-    GraphCheckpoint,
-    GraphItem,
-    GraphNamespace,
-    MemoryRef,
-    MemoryRevision,
-    MemoryState,
-    PendingEmbedding,
-    PersonaRevision,
-    RecallHit,
-    SnapshotSource,
-    ToolAuthorization,
-    ToolGrantRevision,
-    Violation,
-)
-from .store import JSON, Embedder, Id, default_dsn
+from .results import RecallHit
+from .store import Embedder, default_dsn
 
 __all__ = ["AsyncStore", "connect_async"]
 
@@ -48,7 +33,7 @@ async def connect_async(dsn: str | None = None, *, autocommit: bool = True) -> A
     return AsyncStore(conn, owned=True)
 
 
-class AsyncStore:
+class AsyncStore(AsyncStoreAPI):
     """Calls the ``agent_state`` stored functions over psycopg (asyncio).
 
     Construct it from a :class:`psycopg.AsyncConnection`, a
@@ -164,7 +149,7 @@ class AsyncStore:
         else:
             yield await self._own_connection()
 
-    async def _call(self, fn: F.Fn[F.R], **args: object) -> F.R:
+    async def _call(self, fn: Fn[R], **args: object) -> R:
         query, params = fn.build(args)
         with _mapped(fn.name):
             async with (
@@ -175,211 +160,11 @@ class AsyncStore:
                 rows = await cur.fetchall()
         return fn.shape.extract(rows)
 
-    # -- Section 2: packaging -----------------------------------------------------------
-
-    async def version(self) -> str:
-        """``agent_state.version()``: the installed SQL version."""
-        return await self._call(F.version)
-
-    # -- Section 3: agents and hosting ----------------------------------------------------
-
-    async def create_agent(
-        self, *, handle: str, display_name: str | None = None, settings: JSON | None = None
-    ) -> UUID:
-        """Create an agent (operator). ``settings`` defaults to ``{}`` in SQL."""
-        return await self._call(
-            F.create_agent, handle=handle, display_name=display_name, settings=settings
-        )
-
-    async def grant_hosting(self, *, agent: Id, host: str) -> None:
-        """Let the runtime role ``host`` act for ``agent`` (operator).
-
-        ``host`` is the role name as in ``pg_roles.rolname`` (the wrapper quotes it).
-        """
-        return await self._call(F.grant_hosting, agent=agent, host=host)
-
-    async def revoke_hosting(self, *, agent: Id, host: str) -> None:
-        """Withdraw hosting of ``agent`` from ``host`` (operator)."""
-        return await self._call(F.revoke_hosting, agent=agent, host=host)
-
-    # -- Section 4: actors, identities, conversations, messages ---------------------------
-
-    async def resolve_actor(
-        self,
-        *,
-        agent: Id,
-        connector: str,
-        external_id: str,
-        display_name: str | None = None,
-        kind: str | None = None,
-    ) -> UUID:
-        """The actor known under ``(connector, external_id)``, created if new.
-
-        ``kind`` defaults to ``'human'`` in SQL.
-        """
-        return await self._call(
-            F.resolve_actor,
-            agent=agent,
-            connector=connector,
-            external_id=external_id,
-            display_name=display_name,
-            kind=kind,
-        )
-
-    async def link_identity(
-        self, *, agent: Id, actor: Id, connector: str, external_id: str
-    ) -> None:
-        """Link another connector identity to ``actor`` inside this perspective."""
-        return await self._call(
-            F.link_identity, agent=agent, actor=actor, connector=connector, external_id=external_id
-        )
-
-    async def open_conversation(
-        self, *, agent: Id, connector: str, external_ref: str, kind: str | None = None
-    ) -> UUID:
-        """The conversation ``(connector, external_ref)``, created if new.
-
-        ``kind`` defaults to ``'group'`` in SQL.
-        """
-        return await self._call(
-            F.open_conversation,
-            agent=agent,
-            connector=connector,
-            external_ref=external_ref,
-            kind=kind,
-        )
-
-    async def record_message(
-        self,
-        *,
-        agent: Id,
-        conversation: Id,
-        author: Id,
-        body: str,
-        audience: Sequence[Id] | None = None,
-        external_ref: str | None = None,
-        observed_at: datetime | None = None,
-    ) -> UUID:
-        """Record a message event; ``observed_at`` defaults to ``now()`` in SQL."""
-        return await self._call(
-            F.record_message,
-            agent=agent,
-            conversation=conversation,
-            author=author,
-            body=body,
-            audience=audience,
-            external_ref=external_ref,
-            observed_at=observed_at,
-        )
-
-    # -- Section 5: persona ---------------------------------------------------------------
-
-    async def revise_persona(self, *, agent: Id, body: str, activate: bool | None = None) -> int:
-        """Append a persona revision (operator); ``activate`` defaults to true in SQL."""
-        return await self._call(F.revise_persona, agent=agent, body=body, activate=activate)
-
-    async def activate_persona(self, *, agent: Id, revision: int) -> None:
-        """Make an existing persona revision the active one (operator)."""
-        return await self._call(F.activate_persona, agent=agent, revision=revision)
-
-    async def active_persona(
-        self, *, agent: Id, as_of: datetime | None = None
-    ) -> ActivePersona | None:
-        """The active persona now or at ``as_of``; ``None`` if there was none."""
-        return await self._call(F.active_persona, agent=agent, as_of=as_of)
-
-    async def persona_history(self, *, agent: Id) -> list[PersonaRevision]:
-        """Every persona revision of ``agent``."""
-        return await self._call(F.persona_history, agent=agent)
-
-    # -- Section 6: memory ----------------------------------------------------------------
-
-    async def remember(
-        self,
-        *,
-        agent: Id,
-        body: str,
-        source_message: Id,
-        subject: Id | None = None,
-        visibility: str | None = None,
-    ) -> MemoryRef:
-        """An agent-authored memory evidenced by ``source_message``.
-
-        ``visibility`` defaults to ``'perspective'`` in SQL.
-        """
-        return await self._call(
-            F.remember,
-            agent=agent,
-            body=body,
-            source_message=source_message,
-            subject=subject,
-            visibility=visibility,
-        )
-
-    async def remember_many(self, *, agent: Id, memories: JSON) -> list[MemoryRef]:
-        """Several agent-authored memories in one call, all or nothing: ``memories`` is a
-        list of ``{"body", "source_message", "subject"?, "visibility"?}``."""
-        return await self._call(F.remember_many, agent=agent, memories=memories)
-
-    async def note(self, *, agent: Id, body: str, subject: Id | None = None) -> MemoryRef:
-        """An operator-authored memory entry (operator)."""
-        return await self._call(F.note, agent=agent, body=body, subject=subject)
-
-    async def amend(
-        self,
-        *,
-        agent: Id,
-        entry: Id,
-        body: str,
-        expected_revision: int,
-        source_message: Id | None = None,
-        subject: Id | None = None,
-        visibility: str | None = None,
-    ) -> int:
-        """A new revision of ``entry``; raises :class:`RevisionConflict` if stale."""
-        return await self._call(
-            F.amend,
-            agent=agent,
-            entry=entry,
-            body=body,
-            expected_revision=expected_revision,
-            source_message=source_message,
-            subject=subject,
-            visibility=visibility,
-        )
-
-    async def forget(
-        self,
-        *,
-        agent: Id,
-        entry: Id,
-        expected_revision: int | None = None,
-        reason: str | None = None,
-    ) -> int:
-        """Retire ``entry`` (appends a ``forget`` revision)."""
-        return await self._call(
-            F.forget, agent=agent, entry=entry, expected_revision=expected_revision, reason=reason
-        )
-
-    async def memory_history(self, *, agent: Id, entry: Id) -> list[MemoryRevision]:
-        """Every revision of ``entry``."""
-        return await self._call(F.memory_history, agent=agent, entry=entry)
-
-    async def share(self, *, agent: Id, entry: Id, revision: int, conversation: Id) -> None:
-        """Grant one revision to one conversation (operator)."""
-        return await self._call(
-            F.share, agent=agent, entry=entry, revision=revision, conversation=conversation
-        )
-
-    async def unshare(self, *, agent: Id, entry: Id, revision: int, conversation: Id) -> None:
-        """Withdraw a sharing grant (operator)."""
-        return await self._call(
-            F.unshare, agent=agent, entry=entry, revision=revision, conversation=conversation
-        )
-
-    async def redact(self, *, agent: Id, entry: Id, reason: str) -> None:
-        """Erase the text of every revision of ``entry`` (operator, audited)."""
-        return await self._call(F.redact, agent=agent, entry=entry, reason=reason)
+    # -- Hand-written methods ------------------------------------------------------------
+    # The other methods (one per SQL function) are generated into StoreAPI
+    # (AsyncStoreAPI, agent_state._api). These two keep the generated
+    # signature but add behaviour a plain call does not have: the store's embedder and
+    # default embedding model.
 
     async def recall(
         self,
@@ -402,8 +187,7 @@ class AsyncStore:
         embedding_model = embedding_model or self._embedding_model
         if query_embedding is None and embedding_model and self._embedder and query:
             query_embedding = self._embed([query])[0]
-        return await self._call(
-            F.recall,
+        return await super().recall(
             agent=agent,
             query=query,
             conversation=conversation,
@@ -411,7 +195,7 @@ class AsyncStore:
             max_results=max_results,
             as_of=as_of,
             match=match,
-            query_embedding=None if query_embedding is None else list(query_embedding),
+            query_embedding=query_embedding,
             embedding_model=embedding_model if query_embedding is not None else None,
         )
 
@@ -427,38 +211,17 @@ class AsyncStore:
         embedding_model: str | None = None,
     ) -> list[RecallHit]:
         """Memory for automatic prompt context; ``max_results`` defaults to 20 and
-        ``match`` to ``'any'`` in SQL."""
-        return await self._call(
-            F.context_for,
+        ``match`` to ``'any'`` in SQL. With ``query_embedding``, ``embedding_model``
+        defaults to the store's."""
+        return await super().context_for(
             agent=agent,
             conversation=conversation,
             message=message,
             max_results=max_results,
             match=match,
-            query_embedding=None if query_embedding is None else list(query_embedding),
+            query_embedding=query_embedding,
             embedding_model=embedding_model
             or (self._embedding_model if query_embedding is not None else None),
-        )
-
-    async def attach_embedding(
-        self, *, agent: Id, entry: Id, revision: int, model: str, embedding: Sequence[float]
-    ) -> None:
-        """Attach the embedding of one revision computed with ``model`` (needs pgvector)."""
-        return await self._call(
-            F.attach_embedding,
-            agent=agent,
-            entry=entry,
-            revision=revision,
-            model=model,
-            embedding=list(embedding),
-        )
-
-    async def pending_embeddings(
-        self, *, agent: Id, model: str, max_results: int | None = None
-    ) -> list[PendingEmbedding]:
-        """Current live revisions without an embedding of ``model``, oldest first."""
-        return await self._call(
-            F.pending_embeddings, agent=agent, model=model, max_results=max_results
         )
 
     async def embed_pending(self, *, agent: Id, model: str | None = None, batch: int = 100) -> int:
@@ -487,370 +250,3 @@ class AsyncStore:
         if len(vectors) != len(texts):
             raise ValueError(f"the embedder returned {len(vectors)} vectors for {len(texts)} texts")
         return vectors
-
-    # -- Section 7: execution state -------------------------------------------------------
-
-    async def start_run(
-        self,
-        *,
-        agent: Id,
-        conversation: Id | None = None,
-        trigger_message: Id | None = None,
-        budget: JSON | None = None,
-    ) -> UUID:
-        """Start a run; ``budget`` (limits) defaults to ``{}`` in SQL."""
-        return await self._call(
-            F.start_run,
-            agent=agent,
-            conversation=conversation,
-            trigger_message=trigger_message,
-            budget=budget,
-        )
-
-    async def snapshot_prompt(
-        self,
-        *,
-        agent: Id,
-        run: Id,
-        prompt: str,
-        persona_revision: int | None = None,
-        memory: JSON | None = None,
-        messages: Sequence[Id] | None = None,
-    ) -> UUID:
-        """Record exactly what the agent was given for one model call.
-
-        ``memory`` is ``[{"entry": ..., "revision": n}, ...]`` (default ``[]``).
-        """
-        return await self._call(
-            F.snapshot_prompt,
-            agent=agent,
-            run=run,
-            prompt=prompt,
-            persona_revision=persona_revision,
-            memory=memory,
-            messages=messages,
-        )
-
-    async def snapshot_sources(self, *, agent: Id, snapshot: Id) -> list[SnapshotSource]:
-        """The source rows a prompt snapshot used."""
-        return await self._call(F.snapshot_sources, agent=agent, snapshot=snapshot)
-
-    async def record_model_call(
-        self,
-        *,
-        agent: Id,
-        run: Id,
-        snapshot: Id,
-        provider: str,
-        model: str,
-        request: JSON,
-        response: JSON | None = None,
-        usage: JSON | None = None,
-        status: str | None = None,
-    ) -> UUID:
-        """Record a model call and charge ``usage`` to the run's budget.
-
-        ``usage`` defaults to ``{}``, ``status`` to ``'ok'`` in SQL.
-        """
-        return await self._call(
-            F.record_model_call,
-            agent=agent,
-            run=run,
-            snapshot=snapshot,
-            provider=provider,
-            model=model,
-            request=request,
-            response=response,
-            usage=usage,
-            status=status,
-        )
-
-    async def record_tool_call(
-        self,
-        *,
-        agent: Id,
-        run: Id,
-        tool: str,
-        input: JSON,
-        model_call: Id | None = None,
-    ) -> UUID:
-        """Record a tool call (charges one ``tool_calls`` unit)."""
-        return await self._call(
-            F.record_tool_call,
-            agent=agent,
-            run=run,
-            tool=tool,
-            input=input,
-            model_call=model_call,
-        )
-
-    async def record_tool_result(
-        self, *, agent: Id, tool_call: Id, output: JSON, status: str
-    ) -> None:
-        """Record a tool result: ``status`` is ``ok``, ``error`` or ``unconfirmed``."""
-        return await self._call(
-            F.record_tool_result, agent=agent, tool_call=tool_call, output=output, status=status
-        )
-
-    async def checkpoint(self, *, agent: Id, run: Id, frontier: JSON) -> int:
-        """Append an execution frontier; returns its number within the run."""
-        return await self._call(F.checkpoint, agent=agent, run=run, frontier=frontier)
-
-    async def record_turn(
-        self,
-        *,
-        agent: Id,
-        run: Id,
-        prompt: str,
-        provider: str,
-        model: str,
-        request: JSON,
-        response: JSON | None = None,
-        usage: JSON | None = None,
-        status: str | None = None,
-        persona_revision: int | None = None,
-        memory: JSON | None = None,
-        messages: Sequence[Id] | None = None,
-        tool_calls: JSON | None = None,
-        frontier: JSON | None = None,
-    ) -> dict[str, Any]:
-        """One model call and what came of it in one call: the prompt snapshot, the model
-        call, its tool calls (``[{"tool", "input", "output"?, "status"?}]``) and a
-        checkpoint; returns their ids."""
-        return await self._call(
-            F.record_turn, agent=agent, run=run, prompt=prompt, provider=provider, model=model,
-            request=request, response=response, usage=usage, status=status,
-            persona_revision=persona_revision, memory=memory,
-            messages=None if messages is None else list(messages), tool_calls=tool_calls,
-            frontier=frontier,
-        )  # fmt: skip
-
-    async def finish_run(
-        self, *, agent: Id, run: Id, outcome: str, detail: JSON | None = None
-    ) -> None:
-        """Finish a run: ``succeeded``, ``failed``, ``cancelled`` or ``handed_off``."""
-        return await self._call(F.finish_run, agent=agent, run=run, outcome=outcome, detail=detail)
-
-    async def continue_run(
-        self, *, agent: Id, run: Id, task_context: JSON, budget: JSON | None = None
-    ) -> UUID:
-        """A new run continuing ``run``; spent budget carries over."""
-        return await self._call(
-            F.continue_run, agent=agent, run=run, task_context=task_context, budget=budget
-        )
-
-    async def recover_run(self, *, agent: Id, run: Id) -> dict[str, Any]:
-        """What a runtime needs to resume ``run`` (current persona and grants)."""
-        return await self._call(F.recover_run, agent=agent, run=run)
-
-    # -- Section 8: tool grants -----------------------------------------------------------
-
-    async def register_tool(self, *, name: str, version: str, config_schema: JSON) -> None:
-        """Register a deployment-wide tool contract (operator)."""
-        return await self._call(
-            F.register_tool, name=name, version=version, config_schema=config_schema
-        )
-
-    async def grant_tool(
-        self, *, agent: Id, tool: str, enabled: bool, config: JSON | None = None
-    ) -> int:
-        """A new grant revision for ``agent`` and ``tool`` (operator)."""
-        return await self._call(
-            F.grant_tool, agent=agent, tool=tool, enabled=enabled, config=config
-        )
-
-    async def authorize_tool(self, *, agent: Id, tool: str) -> ToolAuthorization:
-        """Check ``tool`` may be used now; raises :class:`PermissionDenied` if not."""
-        return await self._call(F.authorize_tool, agent=agent, tool=tool)
-
-    async def tool_grant_history(self, *, agent: Id, tool: str) -> list[ToolGrantRevision]:
-        """Every grant revision of ``tool`` for ``agent``."""
-        return await self._call(F.tool_grant_history, agent=agent, tool=tool)
-
-    # -- Section 2: lifecycle -------------------------------------------------------------
-
-    async def verify(self) -> list[Violation]:
-        """Every invariant the triggers hold, checked over the stored rows (operator);
-        an empty list means all hold."""
-        return await self._call(F.verify)
-
-    # -- Section 12: integrations (used by agent_state.integrations.langgraph) -----------
-
-    async def graph_put(
-        self,
-        *,
-        agent: Id,
-        thread_id: str,
-        checkpoint_ns: str,
-        checkpoint_id: str,
-        parent_checkpoint_id: str | None,
-        payload_type: str,
-        payload: bytes,
-        metadata: JSON,
-    ) -> None:
-        """Store a serialized LangGraph checkpoint of a thread."""
-        return await self._call(
-            F.graph_put, agent=agent, thread_id=thread_id, checkpoint_ns=checkpoint_ns,
-            checkpoint_id=checkpoint_id, parent_checkpoint_id=parent_checkpoint_id,
-            payload_type=payload_type, payload=payload, metadata=metadata,
-        )  # fmt: skip
-
-    async def graph_put_writes(
-        self,
-        *,
-        agent: Id,
-        thread_id: str,
-        checkpoint_ns: str,
-        checkpoint_id: str,
-        task_id: str,
-        task_path: str,
-        idxs: Sequence[int],
-        channels: Sequence[str],
-        value_types: Sequence[str],
-        writes_values: Sequence[bytes],
-    ) -> None:
-        """Store a task's pending writes of a stored checkpoint."""
-        return await self._call(
-            F.graph_put_writes, agent=agent, thread_id=thread_id, checkpoint_ns=checkpoint_ns,
-            checkpoint_id=checkpoint_id, task_id=task_id, task_path=task_path, idxs=list(idxs),
-            channels=list(channels), value_types=list(value_types),
-            writes_values=list(writes_values),
-        )  # fmt: skip
-
-    async def graph_list(
-        self,
-        *,
-        agent: Id,
-        thread: str | None = None,
-        namespace: str | None = None,
-        checkpoint: str | None = None,
-        filter: JSON | None = None,
-        before: str | None = None,
-        max_results: int | None = None,
-    ) -> list[GraphCheckpoint]:
-        """Stored checkpoints newest first, each with its pending writes."""
-        return await self._call(
-            F.graph_list, agent=agent, thread=thread, namespace=namespace, checkpoint=checkpoint,
-            filter=filter, before=before, max_results=max_results,
-        )  # fmt: skip
-
-    async def graph_delete_thread(
-        self, *, agent: Id, thread_id: str, reason: str | None = None
-    ) -> int:
-        """Remove a thread's checkpoint payloads through an audited purge record."""
-        return await self._call(
-            F.graph_delete_thread, agent=agent, thread_id=thread_id, reason=reason
-        )
-
-    async def graph_delete_for_runs(
-        self, *, agent: Id, graph_run_ids: Sequence[str], reason: str | None = None
-    ) -> int:
-        """Remove the checkpoints of some LangGraph runs through audited purge records."""
-        return await self._call(
-            F.graph_delete_for_runs, agent=agent, graph_run_ids=list(graph_run_ids), reason=reason
-        )
-
-    async def graph_prune(
-        self,
-        *,
-        agent: Id,
-        thread_ids: Sequence[str],
-        strategy: str | None = None,
-        reason: str | None = None,
-    ) -> int:
-        """Prune threads (keep_latest or delete) through audited purge records."""
-        return await self._call(
-            F.graph_prune, agent=agent, thread_ids=list(thread_ids), strategy=strategy,
-            reason=reason,
-        )  # fmt: skip
-
-    async def graph_copy_thread(
-        self, *, agent: Id, source_thread_id: str, target_thread_id: str
-    ) -> int:
-        """Copy a thread's checkpoints and writes to another thread of the agent."""
-        return await self._call(
-            F.graph_copy_thread, agent=agent, source_thread_id=source_thread_id,
-            target_thread_id=target_thread_id,
-        )  # fmt: skip
-
-    async def memory_entry(
-        self,
-        *,
-        agent: Id,
-        entry: Id,
-        as_of: datetime | None = None,
-        conversation: Id | None = None,
-    ) -> MemoryState | None:
-        """One entry's state by id (with ``conversation``: only when eligible there)."""
-        return await self._call(
-            F.memory_entry, agent=agent, entry=entry, as_of=as_of, conversation=conversation
-        )
-
-    async def graph_item_put(
-        self,
-        *,
-        agent: Id,
-        namespace: Sequence[str],
-        key: str,
-        value: JSON,
-        body: str,
-        message: Id | None = None,
-    ) -> MemoryRef:
-        """Store a LangGraph store item as a memory entry (a live key is amended)."""
-        return await self._call(
-            F.graph_item_put, agent=agent, namespace=list(namespace), key=key, value=value,
-            body=body, message=message,
-        )  # fmt: skip
-
-    async def graph_item_delete(self, *, agent: Id, namespace: Sequence[str], key: str) -> bool:
-        """Forget a LangGraph store item's entry; False when there is no live item."""
-        return await self._call(
-            F.graph_item_delete, agent=agent, namespace=list(namespace), key=key
-        )
-
-    async def graph_item_search(
-        self,
-        *,
-        agent: Id,
-        namespace_prefix: Sequence[str],
-        query: str | None = None,
-        filter: JSON | None = None,
-        max_results: int | None = None,
-        skip: int | None = None,
-        conversation: Id | None = None,
-        item_key: str | None = None,
-    ) -> list[GraphItem]:
-        """Live LangGraph store items under a namespace prefix (reads only)."""
-        return await self._call(
-            F.graph_item_search, agent=agent, namespace_prefix=list(namespace_prefix),
-            query=query, filter=filter, max_results=max_results, skip=skip,
-            conversation=conversation, item_key=item_key,
-        )  # fmt: skip
-
-    async def graph_list_namespaces(
-        self,
-        *,
-        agent: Id,
-        prefix: Sequence[str] | None = None,
-        suffix: Sequence[str] | None = None,
-        max_depth: int | None = None,
-        max_results: int | None = None,
-        skip: int | None = None,
-    ) -> list[GraphNamespace]:
-        """Distinct namespaces of live LangGraph store items (reads only)."""
-        return await self._call(
-            F.graph_list_namespaces, agent=agent,
-            prefix=None if prefix is None else list(prefix),
-            suffix=None if suffix is None else list(suffix),
-            max_depth=max_depth, max_results=max_results, skip=skip,
-        )  # fmt: skip
-
-    # -- Section 9: views and export ------------------------------------------------------
-
-    async def export_markdown(self, *, agent: Id) -> str:
-        """A deterministic markdown view of the agent's state."""
-        return await self._call(F.export_markdown, agent=agent)
-
-    async def import_markdown(self, *, agent: Id, document: str) -> int:
-        """Import a markdown memory file as ``import`` entries (operator)."""
-        return await self._call(F.import_markdown, agent=agent, document=document)

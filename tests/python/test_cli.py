@@ -185,3 +185,31 @@ def test_demo_on_an_embedded_cluster() -> None:
     assert result.returncode == 0, result.stderr
     assert "starting a throwaway PostgreSQL" in result.stderr
     check_demo_output(result.stdout)
+
+
+def test_no_dsn_and_no_server_binaries_is_an_error(tmp_path: Path) -> None:
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("AGENT_STATE_DSN", "DATABASE_URL") and not k.startswith("PG")
+    }
+    env["AGENT_STATE_PG_BINDIR"] = str(tmp_path)  # no initdb there
+    result = run_cli("export", "--agent", str(uuid4()), env=env)
+    assert result.returncode == 1, result.stderr
+    assert "agent-state: error: embedded PostgreSQL:" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_throwaway_cluster_failure_is_an_error(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import agent_state.embedded as embedded
+
+    def broken(**_: object) -> None:
+        raise embedded.ClusterError("initdb failed")
+
+    monkeypatch.setattr(embedded, "TemporaryCluster", broken)
+    monkeypatch.delenv("AGENT_STATE_DSN", raising=False)
+    monkeypatch.delenv("DATABASE_URL", raising=False)
+    assert main(["export", "--agent", str(uuid4())]) == 1
+    assert "agent-state: error: embedded PostgreSQL: initdb failed" in capsys.readouterr().err

@@ -1,0 +1,241 @@
+"""The walkthrough printed by ``agent-state demo`` (loaded by that command only)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from contextlib import suppress
+from typing import TextIO
+from uuid import UUID, uuid4
+
+from . import __version__
+from .cli import _print_hits, _print_persona_history, _when
+from .errors import Duplicate, NotInstalled
+from .store import Store
+
+__all__ = ["Demo"]
+
+
+class Demo:
+    """The walkthrough printed by ``agent-state demo``."""
+
+    def __init__(self, store: Store, out: TextIO) -> None:
+        self.s = store
+        self.out = out
+
+    def say(self, line: str = "") -> None:
+        self.out.write(line + "\n")
+
+    def section(self, title: str, body: Callable[[], None], *, optional: bool = False) -> bool:
+        """Run one part of the demo.
+
+        An ``optional`` part is skipped with a note when its functions are not in the
+        database (an older or partial install); the rest of the demo goes on.
+        """
+        self.say()
+        self.say(f"== {title}")
+        if not optional:
+            body()
+            return True
+        try:
+            body()
+        except NotInstalled as e:
+            self.say(f"  skipped: this database does not have it ({e.message})")
+            return False
+        return True
+
+    def run(self) -> None:
+        s = self.s
+        self.say(f"agent_state {s.version()} (Python wrapper {__version__})")
+        handle = f"demo-{uuid4().hex[:8]}"
+        self.agent = s.create_agent(
+            handle=handle,
+            display_name="Demo Agent",
+            settings={"subject_boost": 1.0, "recency_half_life": "30 days"},
+        )
+        self.say(f"Created agent {handle}: {self.agent}")
+        self.section("Actors and conversations", self.foundation)
+        self.section("Persona", self.persona)
+        if self.section("Memory", self.memory, optional=True):
+            self.section("One turn", self.turn, optional=True)
+        self.section("Markdown export", self.export, optional=True)
+
+    def foundation(self) -> None:
+        s, a = self.s, self.agent
+        self.alice = s.resolve_actor(
+            agent=a, connector="slack", external_id="U-ALICE", display_name="Alice"
+        )
+        self.bob = s.resolve_actor(
+            agent=a, connector="slack", external_id="U-BOB", display_name="Bob"
+        )
+        self.me = s.resolve_actor(
+            agent=a, connector="slack", external_id="U-DEMO", display_name="Demo", kind="agent"
+        )
+        s.link_identity(agent=a, actor=self.alice, connector="github", external_id="alice")
+        self.say(f"  Alice {self.alice} (slack U-ALICE, linked to github alice)")
+        self.say(f"  Bob   {self.bob} (slack U-BOB)")
+        self.say(f"  agent {self.me} (slack U-DEMO)")
+        self.dm = s.open_conversation(
+            agent=a, connector="slack", external_ref="D-ALICE", kind="direct"
+        )
+        self.team = s.open_conversation(
+            agent=a, connector="slack", external_ref="C-TEAM", kind="group"
+        )
+        self.say(f"  direct conversation with Alice {self.dm}")
+        self.say(f"  group conversation #team       {self.team}")
+        dm_audience = [self.alice, self.me]
+        team_audience = [self.alice, self.bob, self.me]
+        self.m_allergy = self._message(
+            self.dm,
+            self.alice,
+            "Alice",
+            dm_audience,
+            "Just so you know, I am allergic to peanuts. Please keep that in mind.",
+        )
+        self._message(self.dm, self.me, "agent", dm_audience, "Noted, I will remember that.")
+        self.m_question = self._message(
+            self.dm,
+            self.alice,
+            "Alice",
+            dm_audience,
+            "Can you suggest a snack for my flight tomorrow?",
+        )
+        self.m_team = self._message(
+            self.team,
+            self.bob,
+            "Bob",
+            team_audience,
+            "Who is bringing snacks to the offsite?",
+        )
+
+    def _message(
+        self, conversation: UUID, author: UUID, name: str, audience: list[UUID], body: str
+    ) -> UUID:
+        where = "DM" if conversation == self.dm else "#team"
+        msg = self.s.record_message(
+            agent=self.agent,
+            conversation=conversation,
+            author=author,
+            body=body,
+            audience=audience,
+        )
+        self.say(f"  [{where}] {name}: {body}")
+        return msg
+
+    def persona(self) -> None:
+        s, a = self.s, self.agent
+        bodies = [
+            "You are Demo, a friendly assistant for a small team.",
+            "You are Demo, a friendly and concise assistant for a small team.",
+            "You are Demo. Answer in haiku.",
+        ]
+        revisions = [s.revise_persona(agent=a, body=b) for b in bodies]
+        self.say(
+            f"  wrote revision {revisions[0]}, then revised it twice: revisions {revisions[1:]}"
+        )
+        s.activate_persona(agent=a, revision=revisions[0])
+        self.say(f"  reverted to revision {revisions[0]} (re-activated, nothing copied)")
+        self.say("  history:")
+        _print_persona_history(self.out, s.persona_history(agent=a))
+        active = s.active_persona(agent=a)
+        if active is not None:
+            self.say(
+                f"  active now: revision {active.revision} since {_when(active.activated_at)}: "
+                f"{active.body!r}"
+            )
+
+    def memory(self) -> None:
+        s, a = self.s, self.agent
+        ref = s.remember(
+            agent=a,
+            body="Alice is allergic to peanuts.",
+            source_message=self.m_allergy,
+            subject=self.alice,
+        )
+        self.memory_ref = ref
+        self.say(f"  remembered from Alice's DM: entry {ref.entry} revision {ref.revision}")
+        self.say("  recall 'peanuts' in the DM with Alice:")
+        _print_hits(
+            self.out,
+            s.recall(agent=a, query="peanuts", conversation=self.dm, current_subject=self.alice),
+        )
+        self.say("  recall 'peanuts' in #team (Bob never saw the DM, so it must not appear):")
+        _print_hits(self.out, s.recall(agent=a, query="peanuts", conversation=self.team))
+
+    def turn(self) -> None:
+        s, a = self.s, self.agent
+        run = s.start_run(
+            agent=a,
+            conversation=self.dm,
+            trigger_message=self.m_question,
+            budget={"tokens": 20000, "cost_usd": 0.5, "tool_calls": 5},
+        )
+        self.say(f"  run {run} for Alice's question")
+        context = s.context_for(agent=a, conversation=self.dm, message=self.m_question)
+        self.say(f"  context_for: {len(context)} memory entr{'y' if len(context) == 1 else 'ies'}")
+        _print_hits(self.out, context)
+        persona = s.active_persona(agent=a)
+        prompt = "\n".join(
+            [
+                persona.body if persona is not None else "",
+                "Known facts:",
+                *(f"- {h.body}" for h in context),
+                "Alice: Can you suggest a snack for my flight tomorrow?",
+            ]
+        )
+        snapshot = s.snapshot_prompt(
+            agent=a,
+            run=run,
+            prompt=prompt,
+            persona_revision=persona.revision if persona is not None else None,
+            memory=[{"entry": str(h.entry), "revision": h.revision} for h in context],
+            messages=[self.m_question],
+        )
+        self.say(f"  prompt snapshot {snapshot} ({len(prompt)} characters)")
+        call = s.record_model_call(
+            agent=a,
+            run=run,
+            snapshot=snapshot,
+            provider="demo",
+            model="echo-1",
+            request={"prompt_chars": len(prompt)},
+            response={"text": "Let me check the airline menu first."},
+            usage={"tokens": 350, "cost_usd": 0.002},
+        )
+        self.say(f"  model call {call} (350 tokens charged to the run)")
+        tool = "demo.menu_lookup"
+        with suppress(Duplicate):
+            s.register_tool(
+                name=tool,
+                version="1",
+                config_schema={
+                    "type": "object",
+                    "properties": {"region": {"type": "string", "enum": ["eu", "us"]}},
+                    "required": ["region"],
+                },
+            )
+        grant = s.grant_tool(agent=a, tool=tool, enabled=True, config={"region": "eu"})
+        auth = s.authorize_tool(agent=a, tool=tool)
+        self.say(
+            f"  tool {tool}: granted revision {grant}, authorized under revision {auth.revision}"
+        )
+        tool_call = s.record_tool_call(
+            agent=a, run=run, tool=tool, input={"flight": "LH123"}, model_call=call
+        )
+        s.record_tool_result(
+            agent=a, tool_call=tool_call, output={"snacks": ["pretzels", "fruit"]}, status="ok"
+        )
+        self.say(f"  tool call {tool_call}: ok")
+        frontier = s.checkpoint(agent=a, run=run, frontier={"step": "answer", "pending": []})
+        self.say(f"  checkpoint {frontier}")
+        s.finish_run(agent=a, run=run, outcome="succeeded", detail={"answer": "pretzels"})
+        state = s.recover_run(agent=a, run=run)
+        self.say(
+            f"  finished: status {state.get('status')}, budget spent "
+            f"{json.dumps(state.get('budget', {}).get('spent'), sort_keys=True)}"
+        )
+
+    def export(self) -> None:
+        text = self.s.export_markdown(agent=self.agent)
+        for line in text.rstrip("\n").splitlines():
+            self.say(f"  | {line}")
