@@ -146,9 +146,14 @@ CREATE TABLE agent_state.memory_evidence (
 -- No index on (runtime_agent_id, message_id): messages are append-only (never
 -- updated or deleted), so the foreign key never looks evidence up by message, and
 -- no query does; evidence is always read by revision (the primary key).
+-- A revision's evidence is its source message (memory_revisions.source_message_id)
+-- and its rows here: a remembered entry costs no evidence row; an amend or a
+-- forget carries the evidence of the revision before it over as rows
+-- (_revision_evidence reads the set).
 COMMENT ON TABLE agent_state.memory_evidence IS
-'Evidence messages of each memory revision (the full set: amendments keep earlier evidence). '
-'Written in the same statement as, and before, the revision row; fixed from then on.';
+'Evidence messages of each memory revision besides its own source message (the full set: '
+'amendments keep earlier evidence). Written in the same statement as, and before, the '
+'revision row; fixed from then on.';
 
 -- Revision-specific sharing grants. A grant is never deleted: unshare stamps it.
 CREATE TABLE agent_state.memory_shares (
@@ -208,7 +213,8 @@ COMMENT ON TABLE agent_state.memory_redactions IS
 --   revision (body, subject, visibility, source type, evidence fields, revised_at),
 --   and live = (that revision is not a forget and the entry is not redacted).
 -- * memory_revisions: append-only. At commit each new revision's evidence fields
---   equal what its memory_evidence rows and their messages' audiences give, it
+--   equal what its evidence (its source message and its memory_evidence rows)
+--   and those messages' audiences give, it
 --   keeps all evidence of the revision before it, never widens visibility, never
 --   follows a forget or a redaction, and the source actor is the source message's
 --   author. The one UPDATE allowed is the redaction rewrite: body := '[redacted]',

@@ -37,9 +37,9 @@ BEGIN
                r.source_type, r.source_actor_id, r.source_import_id,
                subj.display_name AS subject_name,
                src.display_name AS source_name,
-               (SELECT pg_catalog.count(*) FROM agent_state.memory_evidence AS ev
-                WHERE ev.runtime_agent_id = m.runtime_agent_id AND ev.entry_id = m.entry_id
-                  AND ev.revision = m.current_revision) AS evidence_count
+               (SELECT pg_catalog.count(*)
+                FROM agent_state._revision_evidence(m.runtime_agent_id, m.entry_id,
+                                                    m.current_revision)) AS evidence_count
         FROM agent_state.memory_entries AS m
         JOIN agent_state.memory_revisions AS r
           ON r.runtime_agent_id = m.runtime_agent_id AND r.entry_id = m.entry_id

@@ -39,17 +39,21 @@ BEGIN
          entry_found, cur, has_revision, state_ok, prev_found, bad
     FROM (
         -- What the evidence gives (one message: its audience is the observer set).
+        -- The evidence is the source message and the revision's evidence rows.
         SELECT pg_catalog.count(*) AS n_messages,
                pg_catalog.count(*) FILTER (WHERE m.audience IS NOT NULL) AS n_private,
                coalesce(pg_catalog.array_agg(DISTINCT m.conversation_id), '{}') AS convs,
                pg_catalog.array_agg(m.author_id) FILTER (WHERE m.message_id = source_message)
                    AS source_author,
                pg_catalog.min(m.audience) AS observers
-        FROM agent_state.memory_evidence AS v
+        FROM (
+            SELECT v.message_id FROM agent_state.memory_evidence AS v
+            WHERE v.runtime_agent_id = agent AND v.entry_id = entry AND v.revision = rev
+            UNION
+            SELECT source_message WHERE source_message IS NOT NULL
+        ) AS v
         JOIN agent_state.messages AS m
-          ON m.runtime_agent_id = v.runtime_agent_id AND m.message_id = v.message_id
-        WHERE v.runtime_agent_id = agent AND v.entry_id = entry
-          AND v.revision = rev
+          ON m.runtime_agent_id = agent AND m.message_id = v.message_id
     ) AS ev
     LEFT JOIN LATERAL (
         -- The entry's current state against its current revision (what
@@ -90,13 +94,18 @@ BEGIN
                          AND d.created_at <= written_at)
                        THEN 'follows a redaction'
                    WHEN EXISTS (
-                       SELECT FROM agent_state.memory_evidence AS v
-                       WHERE v.runtime_agent_id = agent AND v.entry_id = entry
-                         AND v.revision = rev - 1
+                       SELECT FROM (
+                           SELECT v.message_id FROM agent_state.memory_evidence AS v
+                           WHERE v.runtime_agent_id = agent AND v.entry_id = entry
+                             AND v.revision = rev - 1
+                           UNION ALL
+                           SELECT p.source_message_id WHERE p.source_message_id IS NOT NULL
+                       ) AS pv
+                       WHERE pv.message_id IS DISTINCT FROM source_message
                          AND NOT EXISTS (
                              SELECT FROM agent_state.memory_evidence AS w
-                             WHERE w.runtime_agent_id = v.runtime_agent_id AND w.entry_id = v.entry_id
-                               AND w.revision = rev AND w.message_id = v.message_id))
+                             WHERE w.runtime_agent_id = agent AND w.entry_id = entry
+                               AND w.revision = rev AND w.message_id = pv.message_id))
                        THEN 'drops evidence of the revision before it'
                END AS bad
         FROM agent_state.memory_revisions AS p
@@ -111,12 +120,15 @@ BEGIN
         SELECT coalesce(pg_catalog.array_agg(x.a), '{}') INTO observers
         FROM (
             SELECT a.a
-            FROM agent_state.memory_evidence AS v
+            FROM (
+                SELECT v.message_id FROM agent_state.memory_evidence AS v
+                WHERE v.runtime_agent_id = agent AND v.entry_id = entry AND v.revision = rev
+                UNION
+                SELECT source_message WHERE source_message IS NOT NULL
+            ) AS v
             JOIN agent_state.messages AS m
-              ON m.runtime_agent_id = v.runtime_agent_id AND m.message_id = v.message_id
+              ON m.runtime_agent_id = agent AND m.message_id = v.message_id
             CROSS JOIN LATERAL pg_catalog.unnest(m.audience) AS a (a)
-            WHERE v.runtime_agent_id = agent AND v.entry_id = entry
-              AND v.revision = rev
             GROUP BY a.a
             HAVING pg_catalog.count(DISTINCT v.message_id) = n_private
         ) AS x;

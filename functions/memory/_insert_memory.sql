@@ -52,23 +52,17 @@ BEGIN
             MESSAGE = 'source_actor: only the author of a source message can be the source actor';
     END IF;
 
-    -- One statement, evidence first (a revision's evidence is fixed once the
-    -- revision row exists), so that even with SET CONSTRAINTS ALL IMMEDIATE the
-    -- checks see the entry, its revision and its evidence together.
-    WITH ev AS (
-        INSERT INTO agent_state.memory_evidence AS v (runtime_agent_id, entry_id, revision, message_id)
-        SELECT agent, new_entry, 1, source_message
-        WHERE source_message IS NOT NULL
-        RETURNING v.message_id
-    ),
-    rev AS (
+    -- The source message is the revision's evidence (its source_message_id
+    -- column): a new entry has no evidence rows. One statement, so that even
+    -- with SET CONSTRAINTS ALL IMMEDIATE the checks see the entry and its
+    -- revision together.
+    WITH rev AS (
         INSERT INTO agent_state.memory_revisions AS r
             (runtime_agent_id, entry_id, revision, operation, body, subject_id, visibility,
              source_type, source_actor_id, source_message_id, source_import_id,
              evidence_observers, evidence_conversations)
         SELECT agent, new_entry, 1, 'create', body, subject, visibility,
                source_type, author, source_message, source_import, observers, convs
-        FROM (SELECT pg_catalog.count(*) FROM ev) AS after_evidence
         RETURNING r.created_at
     )
     INSERT INTO agent_state.memory_entries

@@ -121,15 +121,15 @@ BEGIN
         new_source_type := 'agent';
     END IF;
 
-    -- One statement, evidence first (see _insert_memory).
+    -- One statement, evidence rows first (a revision's evidence is fixed once its
+    -- row exists). The new revision's evidence is the previous revision's (its
+    -- evidence rows and its source message) plus source_message, which its own
+    -- source_message_id column carries: only the carried-over messages become rows.
     WITH ev AS (
         INSERT INTO agent_state.memory_evidence AS w (runtime_agent_id, entry_id, revision, message_id)
-        SELECT agent, entry, new_rev, v.message_id
-        FROM agent_state.memory_evidence AS v
-        WHERE v.runtime_agent_id = agent AND v.entry_id = entry AND v.revision = cur.current_revision
-        UNION
-        SELECT agent, entry, new_rev, source_message
-        WHERE source_message IS NOT NULL
+        SELECT agent, entry, new_rev, p.message_id
+        FROM agent_state._revision_evidence(agent, entry, cur.current_revision) AS p (message_id)
+        WHERE p.message_id IS DISTINCT FROM source_message
         RETURNING w.message_id
     ),
     rev AS (

@@ -46,11 +46,12 @@ BEGIN
     END IF;
     new_rev := cur.current_revision + 1;
 
+    -- The forget revision keeps the previous revision's evidence (its rows and
+    -- its source message) as rows: it has no source message of its own.
     WITH ev AS (
         INSERT INTO agent_state.memory_evidence AS w (runtime_agent_id, entry_id, revision, message_id)
-        SELECT agent, entry, new_rev, v.message_id
-        FROM agent_state.memory_evidence AS v
-        WHERE v.runtime_agent_id = agent AND v.entry_id = entry AND v.revision = cur.current_revision
+        SELECT agent, entry, new_rev, p.message_id
+        FROM agent_state._revision_evidence(agent, entry, cur.current_revision) AS p (message_id)
         RETURNING w.message_id
     ),
     rev AS (

@@ -31,9 +31,9 @@ BEGIN
     SELECT r.revision, r.operation, r.body, r.subject_id, r.visibility, r.source_type,
            r.source_actor_id,
            ARRAY(
-               SELECT v.message_id FROM agent_state.memory_evidence AS v
-               WHERE v.runtime_agent_id = r.runtime_agent_id AND v.entry_id = r.entry_id
-                 AND v.revision = r.revision
+               SELECT v.message_id
+               FROM agent_state._revision_evidence(r.runtime_agent_id, r.entry_id, r.revision)
+                    AS v (message_id)
                ORDER BY v.message_id
            ),
            r.created_at

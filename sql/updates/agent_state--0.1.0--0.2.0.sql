@@ -102,6 +102,7 @@ $drop$;
 -- include: functions/graph/graph_put.sql
 -- include: functions/graph/graph_put_writes.sql
 -- include: functions/markdown/_markdown_items.sql
+-- include: functions/markdown/export_markdown.sql
 -- include: functions/markdown/import_markdown.sql
 -- include: functions/memory/_check_memory_redaction.sql
 -- include: functions/memory/_check_memory_revision.sql
@@ -110,17 +111,20 @@ $drop$;
 -- include: functions/memory/_conversation_target.sql
 -- include: functions/memory/_guard_derived_memory.sql
 -- include: functions/memory/_guard_memory_redaction.sql
+-- include: functions/memory/_insert_memory.sql
 -- include: functions/memory/_match_query.sql
 -- include: functions/memory/_need_embedding.sql
 -- include: functions/memory/_need_query_embedding.sql
 -- include: functions/memory/_rank_memory.sql
 -- include: functions/memory/_redaction_allowed.sql
+-- include: functions/memory/_revision_evidence.sql
 -- include: functions/memory/_vector_schema.sql
 -- include: functions/memory/amend.sql
 -- include: functions/memory/attach_embedding.sql
 -- include: functions/memory/context_for.sql
 -- include: functions/memory/forget.sql
 -- include: functions/memory/memory_entry.sql
+-- include: functions/memory/memory_history.sql
 -- include: functions/memory/note.sql
 -- include: functions/memory/pending_embeddings.sql
 -- include: functions/memory/recall.sql
@@ -137,6 +141,14 @@ $drop$;
 
 -- Hosting grants: the role as regrole (the primary key and index follow).
 ALTER TABLE agent_state.agent_hosts ALTER COLUMN host TYPE regrole USING host::regrole;
+
+-- Evidence: a revision's own source message is no longer repeated as a row
+-- (_revision_evidence); the rows a 0.1.0 install wrote for it stay, and mean the
+-- same set.
+COMMENT ON TABLE agent_state.memory_evidence IS
+'Evidence messages of each memory revision besides its own source message (the full set: '
+'amendments keep earlier evidence). Written in the same statement as, and before, the '
+'revision row; fixed from then on.';
 
 -- Foreign-key cycles.
 ALTER TABLE agent_state.memory_entries DROP CONSTRAINT memory_entries_current_fkey;

@@ -1,7 +1,7 @@
 -- Memory writes: remember, note, amend, forget, memory_history. Every verb, every
 -- SQLSTATE, provenance and evidence, and no partial write on bad input.
 BEGIN;
-SELECT plan(104);
+SELECT plan(106);
 
 CREATE ROLE t100_op IN ROLE agent_state_operator;
 CREATE ROLE t100_ra IN ROLE agent_state_runtime;
@@ -82,6 +82,10 @@ SELECT results_eq(
     $$VALUES (1, 'create'::text, 'Alice lives in Lisbon'::text, pg_temp.id('alice'), 'perspective'::text,
               'agent'::text, pg_temp.id('alice'), ARRAY[pg_temp.id('m_dm')])$$,
     'memory_history after remember');
+RESET ROLE;
+SELECT is((SELECT pg_catalog.count(*) FROM agent_state.memory_evidence WHERE entry_id = pg_temp.id('e1')),
+          0::bigint, 'remember: the source message column is the evidence, no evidence row is written');
+SET ROLE t100_ra;
 
 -- remember from a public message: nobody is restricted
 INSERT INTO pg_temp.ids
@@ -220,6 +224,10 @@ SELECT is((SELECT h.source_messages FROM agent_state.memory_history(pg_temp.id('
           pg_temp.sorted(ARRAY[pg_temp.id('m_dm'), pg_temp.id('m_group')]),
           'amend keeps all earlier evidence and adds the new message');
 RESET ROLE;
+SELECT is((SELECT pg_catalog.array_agg(message_id) FROM agent_state.memory_evidence
+           WHERE entry_id = pg_temp.id('e1') AND revision = 2),
+          ARRAY[pg_temp.id('m_dm')],
+          'amend: the earlier source message is carried over as a row, the new one is the column');
 
 CREATE TEMP TABLE before_amend AS SELECT pg_temp.memory_rows() AS n;
 GRANT ALL ON ALL TABLES IN SCHEMA pg_temp TO PUBLIC;

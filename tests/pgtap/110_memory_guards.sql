@@ -4,7 +4,7 @@
 -- 520_own_writes.sql) and as a runtime role granted table privileges. Deferred checks are forced with
 -- SET CONSTRAINTS ALL IMMEDIATE inside pg_temp.at_commit.
 BEGIN;
-SELECT plan(46);
+SELECT plan(48);
 
 CREATE ROLE t110_op IN ROLE agent_state_operator;
 CREATE ROLE t110_dba SUPERUSER;
@@ -88,9 +88,9 @@ SELECT throws_ok($$UPDATE agent_state.memory_revisions SET body = '[redacted]' W
 SELECT throws_ok($$DELETE FROM agent_state.memory_revisions WHERE entry_id = pg_temp.id('e1')$$,
                  '42501', NULL, 'DELETE of revisions: 42501');
 SELECT throws_ok($$TRUNCATE agent_state.memory_revisions CASCADE$$, '42501', NULL, 'TRUNCATE of revisions: 42501');
-SELECT throws_ok($$UPDATE agent_state.memory_evidence SET message_id = pg_temp.id('m_pub') WHERE entry_id = pg_temp.id('e1')$$,
+SELECT throws_ok($$UPDATE agent_state.memory_evidence SET message_id = pg_temp.id('m_pub') WHERE entry_id = pg_temp.id('e_forgot')$$,
                  '42501', NULL, 'UPDATE of evidence: 42501');
-SELECT throws_ok($$DELETE FROM agent_state.memory_evidence WHERE entry_id = pg_temp.id('e1')$$,
+SELECT throws_ok($$DELETE FROM agent_state.memory_evidence WHERE entry_id = pg_temp.id('e_forgot')$$,
                  '42501', NULL, 'DELETE of evidence: 42501');
 SELECT throws_ok($$TRUNCATE agent_state.memory_evidence$$, '42501', NULL, 'TRUNCATE of evidence: 42501');
 SELECT throws_ok($$DELETE FROM agent_state.memory_entries WHERE entry_id = pg_temp.id('e1')$$,
@@ -162,6 +162,32 @@ SELECT throws_ok($$SELECT pg_temp.at_commit($x$SELECT pg_temp.hand_entry(NULL, p
 SELECT throws_ok($$SELECT pg_temp.at_commit($x$SELECT pg_temp.hand_entry(
     ARRAY[pg_temp.id('alice'), pg_temp.id('bob'), pg_temp.id('carol')], pg_temp.id('m_dm'))$x$)$$,
     '23514', NULL, 'a revision claiming an observer who could not see the evidence fails at commit');
+
+-- The source message column alone is evidence: the same rows without an evidence
+-- row commit, and are checked against that message's audience all the same.
+CREATE FUNCTION pg_temp.hand_entry_bare(observers uuid [], evidence uuid)
+RETURNS void LANGUAGE plpgsql AS $$
+DECLARE
+    e uuid := gen_random_uuid();
+BEGIN
+    WITH r AS (
+        INSERT INTO agent_state.memory_revisions (runtime_agent_id, entry_id, revision, operation, body,
+            visibility, source_type, source_actor_id, source_message_id, evidence_observers, evidence_conversations)
+        VALUES (pg_temp.id('a'), e, 1, 'create', 'hand written', 'perspective', 'agent', pg_temp.id('alice'),
+                evidence, observers, ARRAY[pg_temp.id('dm')])
+        RETURNING created_at)
+    INSERT INTO agent_state.memory_entries (runtime_agent_id, entry_id, current_revision, body, visibility,
+        source_type, evidence_observers, evidence_conversations, revised_at)
+    SELECT pg_temp.id('a'), e, 1, 'hand written', 'perspective', 'agent', observers, ARRAY[pg_temp.id('dm')],
+           r.created_at
+    FROM r;
+END
+$$;
+SELECT lives_ok($$SELECT pg_temp.at_commit($x$SELECT pg_temp.hand_entry_bare(
+    ARRAY[pg_temp.id('bob'), pg_temp.id('alice')], pg_temp.id('m_dm'))$x$)$$,
+    'a revision whose only evidence is its source message column commits');
+SELECT throws_ok($$SELECT pg_temp.at_commit($x$SELECT pg_temp.hand_entry_bare(NULL, pg_temp.id('m_dm'))$x$)$$,
+    '23514', NULL, '... and claiming public observers for that private message fails at commit');
 
 -- A revision that drops evidence, follows a forget or forges provenance.
 SELECT throws_ok($$SELECT pg_temp.at_commit($x$
@@ -261,9 +287,9 @@ SELECT throws_ok($$SELECT pg_temp.at_commit($x$
     '23514', NULL, 'a redaction row that leaves the text in place fails at commit');
 SELECT throws_ok($$DELETE FROM agent_state.memory_redactions$$, '42501', NULL, 'DELETE of redactions: 42501');
 
-SELECT is(pg_temp.memory_rows(), (SELECT n FROM before_rows) + 4,
-          'the refused superuser writes left nothing behind (only the consistent hand-written entry: 3 rows, '
-          'and the allowed redaction: 1 row)');
+SELECT is(pg_temp.memory_rows(), (SELECT n FROM before_rows) + 6,
+          'the refused superuser writes left nothing behind (only the two consistent hand-written '
+          'entries: 3 and 2 rows, and the allowed redaction: 1 row)');
 
 RESET ROLE;
 
