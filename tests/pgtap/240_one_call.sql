@@ -2,7 +2,7 @@
 -- or nothing) and record_turn (snapshot, model call, tool calls and results, and a
 -- checkpoint in one bound call, each part as its own function writes it).
 BEGIN;
-SELECT plan(17);
+SELECT plan(23);
 
 CREATE ROLE t240_op IN ROLE agent_state_operator;
 CREATE ROLE t240_ra LOGIN IN ROLE agent_state_runtime;
@@ -53,7 +53,59 @@ SELECT throws_ok($$SELECT * FROM agent_state.remember_many(pg_temp.id('a'), '{}'
                  '22023', NULL, 'not an array: 22023');
 SELECT is((SELECT pg_catalog.count(*) FROM agent_state.recall(pg_temp.id('a'), 'fine', pg_temp.id('conv'))),
           0::bigint, 'a failed batch wrote nothing (all or nothing)');
+-- The batch is written by one set-based statement when every item is valid: it
+-- must write what remember writes, in item order, and write nothing at all when
+-- one item names something this agent does not have.
+CREATE TEMP TABLE batch AS
+SELECT r.ord, r.entry FROM agent_state.remember_many(pg_temp.id('a'), pg_catalog.jsonb_build_array(
+    pg_catalog.jsonb_build_object('body', 'Ann b1', 'source_message', pg_temp.id('m'), 'subject', pg_temp.id('ann'),
+                                  'visibility', 'conversation'),
+    pg_catalog.jsonb_build_object('body', 'Ann b2', 'source_message', pg_temp.id('m'), 'visibility', NULL),
+    pg_catalog.jsonb_build_object('body', 'Ann b3', 'source_message', pg_temp.id('m'), 'subject', NULL)))
+    WITH ORDINALITY AS r (entry, revision, ord);
+INSERT INTO pg_temp.ids
+SELECT 'single', r.entry FROM agent_state.remember(pg_temp.id('a'), 'Ann b1', pg_temp.id('m'), pg_temp.id('ann'),
+                                                   'conversation') AS r;
 RESET ROLE;
+SELECT results_eq($$SELECT e.body FROM pg_temp.batch AS b JOIN agent_state.memory_entries AS e ON e.entry_id = b.entry
+                    ORDER BY b.ord$$,
+                  $$VALUES ('Ann b1'::text), ('Ann b2'), ('Ann b3')$$,
+                  'remember_many returns the entries in item order');
+SELECT results_eq($$SELECT e.current_revision, e.live, e.body, e.subject_id, e.visibility, e.source_type,
+                           e.evidence_observers, e.evidence_conversations, r.operation, r.source_actor_id,
+                           r.source_message_id, r.evidence_observers, r.evidence_conversations, r.created_by,
+                           e.revised_at = r.created_at
+                    FROM agent_state.memory_entries AS e JOIN agent_state.memory_revisions AS r USING (runtime_agent_id, entry_id)
+                    WHERE e.entry_id IN ((SELECT b.entry FROM pg_temp.batch AS b WHERE b.ord = 1), pg_temp.id('single'))$$,
+                  $$SELECT e.current_revision, e.live, e.body, e.subject_id, e.visibility, e.source_type,
+                           e.evidence_observers, e.evidence_conversations, r.operation, r.source_actor_id,
+                           r.source_message_id, r.evidence_observers, r.evidence_conversations, r.created_by,
+                           e.revised_at = r.created_at
+                    FROM agent_state.memory_entries AS e JOIN agent_state.memory_revisions AS r USING (runtime_agent_id, entry_id)
+                    WHERE e.entry_id = pg_temp.id('single')
+                    UNION ALL
+                    SELECT e.current_revision, e.live, e.body, e.subject_id, e.visibility, e.source_type,
+                           e.evidence_observers, e.evidence_conversations, r.operation, r.source_actor_id,
+                           r.source_message_id, r.evidence_observers, r.evidence_conversations, r.created_by,
+                           e.revised_at = r.created_at
+                    FROM agent_state.memory_entries AS e JOIN agent_state.memory_revisions AS r USING (runtime_agent_id, entry_id)
+                    WHERE e.entry_id = pg_temp.id('single')$$,
+                  'a batch item is written exactly as remember writes the same memory');
+SELECT is((SELECT e.visibility FROM pg_temp.batch AS b JOIN agent_state.memory_entries AS e ON e.entry_id = b.entry
+           WHERE b.ord = 2), 'perspective', 'a JSON null visibility is the default, as in remember');
+SET ROLE t240_ra;
+SELECT throws_ok($$SELECT * FROM agent_state.remember_many(pg_temp.id('a'), pg_catalog.jsonb_build_array(
+                     pg_catalog.jsonb_build_object('body', 'batch ok', 'source_message', pg_temp.id('m')),
+                     pg_catalog.jsonb_build_object('body', 'batch bad', 'source_message', pg_temp.id('m'),
+                                                   'subject', pg_catalog.gen_random_uuid())))$$,
+                 'P0002', NULL, 'an unknown subject in one item: P0002 from remember');
+SELECT throws_ok($$SELECT * FROM agent_state.remember_many(pg_temp.id('a'), pg_catalog.jsonb_build_array(
+                     pg_catalog.jsonb_build_object('body', 'batch ok', 'source_message', pg_temp.id('m')),
+                     pg_catalog.jsonb_build_object('body', 'batch bad', 'source_message', pg_catalog.gen_random_uuid())))$$,
+                 'P0002', NULL, 'an unknown source message in one item: P0002 from remember');
+RESET ROLE;
+SELECT is((SELECT pg_catalog.count(*) FROM agent_state.memory_entries WHERE body LIKE 'batch %'), 0::bigint,
+          '... and neither batch wrote its valid item');
 SET ROLE t240_rb;
 SELECT throws_ok($$SELECT * FROM agent_state.remember_many(pg_temp.id('a'), '[]')$$, '42501', NULL,
                  'a role that may not act for the agent: 42501');
