@@ -639,7 +639,8 @@ def scan_counts(server: Server, agent: Any, conv: Any, query: str) -> dict[str, 
             ("log_timing", "off"),
             ("log_nested_statements", "on"),
             ("log_format", "json"),
-            ("log_level", "notice"),
+            # recall runs with client_min_messages = warning
+            ("log_level", "warning"),
         ):
             conn.execute(f"SET auto_explain.{k} = {v}")
         conn.execute(f"SET ROLE {RUNTIME_ROLE}")
