@@ -37,6 +37,7 @@ import json
 import random
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -60,7 +61,7 @@ from common import (
 DB = "bench_memory"
 VOCAB = 20000  # background words w1 .. w20000, log-uniform (Zipf-like) draws
 WORDS_PER_BODY = 12
-PLANTED = [10, 100, 1000, 10000, 25000]  # target match counts in the big agent
+PLANTED = [10, 100, 1000, 10000, 25000, 100000]  # target match counts in the big agent
 
 WRITE_TARGET = 0.5
 MANY_ITEMS = 10  # memories per remember_many call
@@ -192,21 +193,24 @@ def load(
     per_agent: int,
     big: int,
     shapes: list[tuple[str, str, str, str]],
+    span_days: float,
 ) -> None:
     """Add ``per_agent`` entries to agents first..last (and ``big`` entries to agent 0)
     into the product tables (consistent entry, revision and evidence rows, triggers
-    running) and into the bare tables (same entry ids and bodies)."""
+    running) and into the bare tables (same entry ids and bodies). Entries are
+    written over the last ``span_days`` days: at random times for the many agents,
+    evenly (the planted words too) for the big one, oldest first."""
     conn.execute("DROP TABLE IF EXISTS bench.stage")
     with timed(f"generate {per_agent * (last - first + 1) + big} bodies"):
         conn.execute(
             "CREATE UNLOGGED TABLE bench.stage (agent uuid, actor uuid, conv uuid, msg uuid, "
-            "entry_id uuid, body text, subject uuid)"
+            "entry_id uuid, body text, subject uuid, age_frac float8)"
         )
         conn.execute(
             f"""
             INSERT INTO bench.stage
             SELECT c.agent, c.actor, c.conv, c.msg, gen_random_uuid(), {body_sql(False)},
-                   CASE WHEN random() < 0.5 THEN c.actor END
+                   CASE WHEN random() < 0.5 THEN c.actor END, random()
             FROM bench.ctx AS c, generate_series(1, %(per)s) AS i
             WHERE c.n BETWEEN %(first)s AND %(last)s
             """,
@@ -217,7 +221,8 @@ def load(
                 f"""
                 INSERT INTO bench.stage
                 SELECT c.agent, c.actor, c.conv, c.msg, gen_random_uuid(), {body_sql(True)},
-                       CASE WHEN random() < 0.5 THEN c.actor END
+                       CASE WHEN random() < 0.5 THEN c.actor END,
+                       (%(big)s - i)::float8 / %(big)s
                 FROM bench.ctx AS c, generate_series(1, %(big)s) AS i
                 WHERE c.n = 0
                 """,
@@ -234,6 +239,13 @@ def load(
         with conn.transaction():
             for name, _ in gins:
                 conn.execute(f"DROP INDEX {name}")
+            # Loaded as a restore of a dump loads (agent_state._restoring():
+            # row_security off, empty search_path): the entries keep the times
+            # they were written at (the creation stamp would otherwise make them
+            # all "now"), and the checks a restore skips are made afterwards by
+            # agent_state.verify().
+            conn.execute("SET LOCAL row_security = off")
+            conn.execute("SELECT pg_catalog.set_config('search_path', '', true)")
             # The product's write order, in one statement as the product does it:
             # evidence, then revision (the evidence of an existing revision is
             # fixed), then entry (its revised_at is its revision's created_at).
@@ -249,9 +261,10 @@ def load(
                         (runtime_agent_id, entry_id, revision, operation, body, subject_id,
                          visibility,
                          source_type, source_actor_id, source_message_id, evidence_observers,
-                         evidence_conversations)
+                         evidence_conversations, created_at)
                     SELECT agent, entry_id, 1, 'create', body, subject, 'perspective',
-                           'agent', actor, msg, ARRAY[actor], ARRAY[conv]
+                           'agent', actor, msg, ARRAY[actor], ARRAY[conv],
+                           now() - age_frac * %(span)s * interval '1 day'
                     FROM bench.stage, (SELECT count(*) FROM ev) AS after_evidence
                     RETURNING runtime_agent_id, entry_id, created_at)
                 INSERT INTO agent_state.memory_entries
@@ -262,11 +275,16 @@ def load(
                        'agent', ARRAY[s.actor], ARRAY[s.conv], r.created_at
                 FROM rev AS r JOIN bench.stage AS s
                   ON s.agent = r.runtime_agent_id AND s.entry_id = r.entry_id
-                """
+                """,
+                {"span": span_days},
             )
         with timed("rebuild product GIN indexes"):
             for _, ddl in gins:
                 conn.execute(ddl)
+        with timed("agent_state.verify()"):
+            problems = conn.execute("SELECT count(*) FROM agent_state.verify()").fetchone()
+            if problems and problems[0]:
+                raise RuntimeError(f"agent_state.verify() reports {problems[0]} problems")
     for _, e, r, index in shapes:
         with timed(f"load bench_bare.{e}"), conn.transaction():
             conn.execute(f"DROP INDEX bench_bare.{e}_search")
@@ -599,6 +617,71 @@ def explain_recall(server: Server, agent: Any, conv: Any, query: str) -> str:
     return "\n\n".join(notices)
 
 
+def _plan_nodes(node: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    yield node
+    for child in node.get("Plans", []):
+        yield from _plan_nodes(child)
+
+
+def scan_counts(server: Server, agent: Any, conv: Any, query: str) -> dict[str, int]:
+    """Deterministic work of one recall call (cached plans, second call): the rows
+    its statements read from memory_entries by bitmap scans (each is scored), the
+    number of such statements, and the shared buffers the call touched (hit +
+    read), from auto_explain's JSON plans of the nested statements."""
+    notices: list[str] = []
+    with server.connect(DB) as conn:
+        conn.add_notice_handler(lambda d: notices.append(d.message_primary or ""))
+        conn.execute("LOAD 'auto_explain'")
+        for k, v in (
+            ("log_min_duration", "0"),
+            ("log_analyze", "on"),
+            ("log_buffers", "on"),
+            ("log_timing", "off"),
+            ("log_nested_statements", "on"),
+            ("log_format", "json"),
+            # recall runs with client_min_messages = warning
+            ("log_level", "warning"),
+        ):
+            conn.execute(f"SET auto_explain.{k} = {v}")
+        conn.execute(f"SET ROLE {RUNTIME_ROLE}")
+        for _ in range(2):
+            notices.clear()
+            conn.execute(PRODUCT_RECALL, {"agent": agent, "conv": conv, "query": query}).fetchall()
+    scored = statements = buffers = 0
+    for text in notices:
+        start = text.find("{")
+        if start < 0:
+            continue
+        doc = json.loads(text[start:])
+        plan = doc["Plan"]
+        if "agent_state.recall(" in doc.get("Query Text", ""):
+            buffers = int(plan.get("Shared Hit Blocks", 0)) + int(plan.get("Shared Read Blocks", 0))
+            continue
+        heap = [
+            n
+            for n in _plan_nodes(plan)
+            if n.get("Node Type") == "Bitmap Heap Scan"
+            and n.get("Relation Name") == "memory_entries"
+        ]
+        if heap:
+            statements += 1
+            scored += sum(int(n["Actual Rows"]) * int(n["Actual Loops"]) for n in heap)
+    return {"scored": scored, "statements": statements, "buffers": buffers}
+
+
+def bare_buffers(conn: psycopg.Connection[Any], agent: Any, query: str) -> int:
+    """Shared buffers (hit + read) of the bare query on the btree_gin table."""
+    sql = BARE_RECALL.format(
+        table="bench_bare.entries", agent_cond="e.runtime_agent_id = %(agent)s::uuid"
+    )
+    row = conn.execute(
+        "EXPLAIN (ANALYZE, BUFFERS, TIMING OFF, FORMAT JSON) " + sql,
+        {"agent": agent, "query": query},
+    ).fetchone()
+    plan = row[0][0]["Plan"]  # type: ignore[index]
+    return int(plan.get("Shared Hit Blocks", 0)) + int(plan.get("Shared Read Blocks", 0))
+
+
 # ----------------------------------------------------------------- main
 
 
@@ -614,6 +697,12 @@ def main() -> int:
     ap.add_argument("--seconds", type=float, help="length of each throughput run (20)")
     ap.add_argument("--queries", type=int, help="recall queries per data set (2000)")
     ap.add_argument("--sweep", type=int, help="repetitions per planted word (30)")
+    ap.add_argument(
+        "--span-days",
+        type=float,
+        default=730,
+        help="entries were written over this many days up to now (730)",
+    )
     ap.add_argument("--clients", default="1,8")
     ap.add_argument(
         "--rounds", type=int, help="repetitions of each throughput run, interleaved (2)"
@@ -677,7 +766,15 @@ def main() -> int:
                 big = args.big if name == "large" else 0
                 if per <= had and not big:
                     continue  # e.g. --large equal to --small: one data set only
-                load(conn, first=1, last=args.agents, per_agent=per - had, big=big, shapes=shapes)
+                load(
+                    conn,
+                    first=1,
+                    last=args.agents,
+                    per_agent=per - had,
+                    big=big,
+                    shapes=shapes,
+                    span_days=args.span_days,
+                )
                 total = conn.execute("SELECT count(*) FROM agent_state.memory_entries").fetchone()[
                     0
                 ]  # type: ignore[index]
@@ -689,6 +786,13 @@ def main() -> int:
                 with timed(f"recall latency, {label}"):
                     lat = time_queries(systems, queries, warmup=max(20, args.queries // 10))
                 ds = {"name": name, "label": label, "entries": total, "recall": summarize(lat)}
+                ds["index bytes"] = dict(
+                    conn.execute(
+                        "SELECT indexrelid::regclass::text, pg_relation_size(indexrelid) "
+                        "FROM pg_index WHERE indrelid IN ('agent_state.memory_entries'::regclass, "
+                        "'bench_bare.entries'::regclass) ORDER BY 1"
+                    ).fetchall()
+                )
                 if big:
                     ds["big_random"] = summarize(
                         time_queries(
@@ -697,7 +801,7 @@ def main() -> int:
                             warmup=20,
                         )
                     )
-                    ds["sweep"] = sweep(conn, systems, big_ctx, args.sweep)
+                    ds["sweep"] = sweep(server, conn, systems, big_ctx, args.sweep)
                 results["datasets"].append(ds)
                 # quick mode measures writes once, on the larger data set
                 if not args.no_writes and not (args.quick and name == "small"):
@@ -733,6 +837,7 @@ def main() -> int:
 
 
 def sweep(
+    server: Server,
     conn: psycopg.Connection[Any],
     systems: list[tuple[str, psycopg.Connection[Any], str]],
     big_ctx: Any,
@@ -751,7 +856,12 @@ def sweep(
             continue
         params = {"agent": big_ctx[0], "conv": big_ctx[1], "query": word}
         lat = time_queries(systems, [params] * reps, warmup=2)
-        out.append({"word": word, "matches": matches, **summarize(lat)})
+        counts = scan_counts(server, big_ctx[0], big_ctx[1], word)
+        try:
+            counts["bare buffers"] = bare_buffers(conn, big_ctx[0], word)
+        except psycopg.Error:
+            conn.rollback()
+        out.append({"word": word, "matches": matches, "counts": counts, **summarize(lat)})
         log(f"  sweep {word}: {matches} matches")
     return out
 
@@ -817,10 +927,20 @@ def report(results: dict[str, Any]) -> None:
                 out.append(
                     f"\nTarget recall <= {RECALL_TARGET}x bare (p50 and p99): **{verdict(ok)}**\n"
                 )
+        if ds.get("index bytes"):
+            out.append("Index sizes:\n")
+            out.append(
+                table(
+                    ["index", "MB"],
+                    [[k, f"{v / 2**20:.1f}"] for k, v in ds["index bytes"].items()],
+                )
+            )
         if "sweep" in ds:
             out.append("\nRecall cost against matching rows (big agent):\n")
             rows = []
-            labels = list(ds["sweep"][0].keys() - {"word", "matches"}) if ds["sweep"] else []
+            labels = (
+                list(ds["sweep"][0].keys() - {"word", "matches", "counts"}) if ds["sweep"] else []
+            )
             labels = [
                 lb
                 for lb in (product, "bare (btree_gin)", "bare on our table (owner)")
@@ -837,12 +957,20 @@ def report(results: dict[str, Any]) -> None:
                         fmt_ratio(ratio(s[product]["p99"], base["p99"])),
                         f"{s[product]['p50'] / s['matches'] * 1e6:.2f}",
                     ]
+                c = s.get("counts", {})
+                row += [
+                    c.get("scored", "n/a"),
+                    c.get("statements", "n/a"),
+                    c.get("buffers", "n/a"),
+                    c.get("bare buffers", "n/a"),
+                ]
                 rows.append(row)
             headers = ["word", "matches"]
             for lb in labels:
                 headers += [f"{lb} p50 ms", f"{lb} p99 ms"]
             if product in labels:
                 headers += ["p50 ratio", "p99 ratio", "recall us/match (p50)"]
+            headers += ["rows scored", "statements", "buffers", "bare buffers"]
             out.append(table(headers, rows))
     if results["writes"]:
         out.append("\n### write throughput (pgbench, tps)\n")

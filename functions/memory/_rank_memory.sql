@@ -217,32 +217,24 @@ BEGIN
         ) AS t
         ORDER BY t.score DESC, t.revised_at DESC, t.entry_id;
     ELSIF NOT fill THEN
+        -- The best matches, without ranking every match (_top_memory_search).
         RETURN QUERY
         SELECT t.entry_id, t.revision, t.body, t.subject_id, t.score, t.text_rank,
                coalesce(t.subject_id = current_subject, false),
                GREATEST(ref_time - t.revised_at, interval '0')
-        FROM (
-            SELECT h.entry_id, h.revision, h.body, h.subject_id, h.revised_at, h.text_rank,
-                   agent_state._memory_score(h.text_rank, h.subject_id, h.revised_at, current_subject,
-                                             boost, ref_time, half_life_s) AS score
-            FROM agent_state._eligible_memory_search(agent, query, target_conversation,
-                                                     target_known, target_audience) AS h
-            ORDER BY 7 DESC, h.revised_at DESC, h.entry_id
-            LIMIT n
-        ) AS t
+        FROM agent_state._top_memory_search(agent, query, target_conversation, target_known,
+                                            target_audience, current_subject, boost, ref_time,
+                                            half_life_s, n) AS t
         ORDER BY t.score DESC, t.revised_at DESC, t.entry_id;
     ELSE
         -- context_for: the matches first, then the newest other eligible entries.
         RETURN QUERY
-        WITH top AS (
+        WITH top AS MATERIALIZED (
             SELECT h.entry_id, h.revision, h.body, h.subject_id, h.revised_at, h.text_rank,
-                   agent_state._memory_score(h.text_rank, h.subject_id, h.revised_at, current_subject,
-                                             boost, ref_time, half_life_s) AS score,
-                   1 AS grp
-            FROM agent_state._eligible_memory_search(agent, query, target_conversation,
-                                                     target_known, target_audience) AS h
-            ORDER BY 7 DESC, h.revised_at DESC, h.entry_id
-            LIMIT n
+                   h.score, 1 AS grp
+            FROM agent_state._top_memory_search(agent, query, target_conversation, target_known,
+                                                target_audience, current_subject, boost, ref_time,
+                                                half_life_s, n) AS h
         ),
         filler AS (
             SELECT f.entry_id, f.revision, f.body, f.subject_id, f.revised_at,

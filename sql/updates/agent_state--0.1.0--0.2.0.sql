@@ -14,6 +14,8 @@
 --   are checked by constraint triggers instead.
 -- * Hosting grants name their role as regrole (restored by name) and grant
 --   nothing once the role they were made for is gone.
+-- * memory_entries_search_idx gains a third column (the agent's week of each
+--   entry) for the exact top-k search of big agents; the index is rebuilt.
 SET LOCAL search_path = pg_catalog, pg_temp;
 SET LOCAL check_function_bodies = off;
 
@@ -109,15 +111,18 @@ $drop$;
 -- include: functions/memory/_check_redaction.sql
 -- include: functions/memory/_check_revision.sql
 -- include: functions/memory/_conversation_target.sql
+-- include: functions/memory/_eligible_memory_window.sql
 -- include: functions/memory/_guard_derived_memory.sql
 -- include: functions/memory/_guard_memory_redaction.sql
 -- include: functions/memory/_insert_memory.sql
 -- include: functions/memory/_match_query.sql
+-- include: functions/memory/_memory_window.sql
 -- include: functions/memory/_need_embedding.sql
 -- include: functions/memory/_need_query_embedding.sql
 -- include: functions/memory/_rank_memory.sql
 -- include: functions/memory/_redaction_allowed.sql
 -- include: functions/memory/_revision_evidence.sql
+-- include: functions/memory/_top_memory_search.sql
 -- include: functions/memory/_vector_schema.sql
 -- include: functions/memory/amend.sql
 -- include: functions/memory/attach_embedding.sql
@@ -149,6 +154,17 @@ COMMENT ON TABLE agent_state.memory_evidence IS
 'Evidence messages of each memory revision besides its own source message (the full set: '
 'amendments keep earlier evidence). Written in the same statement as, and before, the '
 'revision row; fixed from then on.';
+
+-- The search index gains its third column, the agent's week
+-- (_memory_window.sql), for the exact top-k search of big agents.
+DROP INDEX agent_state.memory_entries_search_idx;
+CREATE INDEX memory_entries_search_idx
+ON agent_state.memory_entries USING gin (
+    (ARRAY[runtime_agent_id]) array_ops,
+    tsv,
+    (ARRAY[agent_state._memory_window(runtime_agent_id, agent_state._memory_week(revised_at))]) array_ops
+)
+WHERE live;
 
 -- Foreign-key cycles.
 ALTER TABLE agent_state.memory_entries DROP CONSTRAINT memory_entries_current_fkey;

@@ -1,0 +1,42 @@
+-- The current state, with a query, in some of the agent's weeks: live entries of
+-- the agent revised in those weeks (windows: keys made by _memory_window for
+-- this agent) matching the query, with their ts_rank, through the third column
+-- of memory_entries_search_idx. The same rows as _eligible_memory_search, only
+-- restricted to those weeks.
+CREATE FUNCTION agent_state._eligible_memory_window(
+    agent uuid,
+    windows text [],
+    query tsquery,
+    target_conversation uuid,
+    target_known boolean,
+    target_audience uuid []
+)
+RETURNS TABLE (
+    entry_id uuid,
+    revision integer,
+    body text,
+    subject_id uuid,
+    revised_at timestamptz,
+    text_rank double precision
+)
+LANGUAGE sql
+STABLE
+AS $$
+    SELECT e.entry_id, e.current_revision, e.body, e.subject_id, e.revised_at,
+           pg_catalog.ts_rank(e.tsv, _eligible_memory_window.query)::double precision
+    FROM agent_state.memory_entries AS e
+    CROSS JOIN LATERAL agent_state._memory_admits(
+        _eligible_memory_window.agent, e.entry_id, e.current_revision, e.visibility,
+        e.evidence_observers, e.evidence_conversations,
+        _eligible_memory_window.target_conversation, _eligible_memory_window.target_known,
+        _eligible_memory_window.target_audience, NULL
+    ) AS ok
+    WHERE ok.admitted
+      -- A key names one agent: these are the agent's entries only.
+      AND ARRAY[agent_state._memory_window(e.runtime_agent_id, agent_state._memory_week(e.revised_at))]
+      OPERATOR(pg_catalog.&&) _eligible_memory_window.windows
+      AND e.live
+      AND e.tsv OPERATOR(pg_catalog.@@) _eligible_memory_window.query
+    -- Not flattened into the caller, so ts_rank runs once per row.
+    OFFSET 0
+$$;
