@@ -118,15 +118,15 @@ DEFERRABLE INITIALLY DEFERRED;
 -- Per-agent full-text search over live entries: a multicolumn GIN whose first
 -- column is the agent (as a one-element array, so core array_ops serves without
 -- btree_gin). Queries must say ARRAY[runtime_agent_id] @> ARRAY[$agent::uuid]
--- AND live to use it. The third column holds one key per entry, its agent and
--- the week of its revised_at (_memory_window.sql), so that the exact top-k
+-- AND live to use it. The third column holds the week of each entry's
+-- revised_at (_memory_week.sql), so that the exact top-k
 -- search (_top_memory_search) can read a big agent's matches week by week,
 -- newest first, and stop early; it is apart from tsv, so it changes no match.
 CREATE INDEX memory_entries_search_idx
 ON agent_state.memory_entries USING gin (
     (ARRAY[runtime_agent_id]) array_ops,
     tsv,
-    (ARRAY[agent_state._memory_window(runtime_agent_id, agent_state._memory_week(revised_at))]) array_ops
+    (ARRAY[agent_state._memory_week(revised_at)]) array_ops
 )
 WHERE live;
 

@@ -1,11 +1,10 @@
 -- The current state, with a query, in some of the agent's weeks: live entries of
--- the agent revised in those weeks (windows: keys made by _memory_window for
--- this agent) matching the query, with their ts_rank, through the third column
+-- the agent revised in those weeks (windows: weeks as _memory_week counts them) matching the query, with their ts_rank, through the third column
 -- of memory_entries_search_idx. The same rows as _eligible_memory_search, only
 -- restricted to those weeks.
 CREATE FUNCTION agent_state._eligible_memory_window(
     agent uuid,
-    windows text [],
+    windows bigint [],
     query tsquery,
     target_conversation uuid,
     target_known boolean,
@@ -32,9 +31,11 @@ AS $$
         _eligible_memory_window.target_audience, NULL
     ) AS ok
     WHERE ok.admitted
-      -- A key names one agent: these are the agent's entries only.
-      AND ARRAY[agent_state._memory_window(e.runtime_agent_id, agent_state._memory_week(e.revised_at))]
-      OPERATOR(pg_catalog.&&) _eligible_memory_window.windows
+      -- The three keys of memory_entries_search_idx: the agent, the weeks and
+      -- the query (a week key holds every agent's entries of that week).
+      AND ARRAY[e.runtime_agent_id] OPERATOR(pg_catalog.@>) ARRAY[_eligible_memory_window.agent]
+      AND ARRAY[agent_state._memory_week(e.revised_at)] OPERATOR(pg_catalog.&&) _eligible_memory_window.windows
+      AND e.runtime_agent_id OPERATOR(pg_catalog.=) _eligible_memory_window.agent
       AND e.live
       AND e.tsv OPERATOR(pg_catalog.@@) _eligible_memory_window.query
     -- Not flattened into the caller, so ts_rank runs once per row.

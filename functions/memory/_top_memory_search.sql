@@ -40,7 +40,7 @@
 --      830) does not grow as revised_at falls (epoch of an interval, division
 --      and LEAST/GREATEST are monotone), and revised_at < edge.
 --    The bound of the first window uses the agent's newest live entry instead
---    of edge; weeks are exact (see _memory_window.sql), so "older than edge"
+--    of edge; weeks are exact (see _memory_week.sql), so "older than edge"
 --    holds for every row of an older week.
 --    Each next window reaches back to where the bound would fall to the n-th
 --    score (or doubles, while fewer than n rows are known); the exact test
@@ -87,7 +87,7 @@ DECLARE
     edge timestamptz;
     bound double precision;
     reach double precision;
-    windows text [];
+    windows bigint [];
     ids uuid [] := '{}'::uuid [];
     revs integer [] := '{}'::integer [];
     subjects uuid [] := '{}'::uuid [];
@@ -169,8 +169,7 @@ BEGIN
         END IF;
         lo := GREATEST(lo, oldest_week);
         -- A variable, not a subquery argument, so that the window function inlines.
-        windows := ARRAY(SELECT agent_state._memory_window(agent, g.week)
-                         FROM pg_catalog.generate_series(lo, hi) AS g (week));
+        windows := ARRAY(SELECT g.week FROM pg_catalog.generate_series(lo, hi) AS g (week));
         SELECT coalesce(pg_catalog.array_agg(b.entry_id ORDER BY b.score DESC, b.revised_at DESC, b.entry_id), '{}'),
                coalesce(pg_catalog.array_agg(b.revision ORDER BY b.score DESC, b.revised_at DESC, b.entry_id), '{}'),
                coalesce(pg_catalog.array_agg(b.subject_id ORDER BY b.score DESC, b.revised_at DESC, b.entry_id), '{}'),

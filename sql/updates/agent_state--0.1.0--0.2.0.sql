@@ -116,7 +116,7 @@ $drop$;
 -- include: functions/memory/_guard_memory_redaction.sql
 -- include: functions/memory/_insert_memory.sql
 -- include: functions/memory/_match_query.sql
--- include: functions/memory/_memory_window.sql
+-- include: functions/memory/_memory_week.sql
 -- include: functions/memory/_need_embedding.sql
 -- include: functions/memory/_need_query_embedding.sql
 -- include: functions/memory/_rank_memory.sql
@@ -156,13 +156,13 @@ COMMENT ON TABLE agent_state.memory_evidence IS
 'revision row; fixed from then on.';
 
 -- The search index gains its third column, the agent's week
--- (_memory_window.sql), for the exact top-k search of big agents.
+-- (_memory_week.sql), for the exact top-k search of big agents.
 DROP INDEX agent_state.memory_entries_search_idx;
 CREATE INDEX memory_entries_search_idx
 ON agent_state.memory_entries USING gin (
     (ARRAY[runtime_agent_id]) array_ops,
     tsv,
-    (ARRAY[agent_state._memory_window(runtime_agent_id, agent_state._memory_week(revised_at))]) array_ops
+    (ARRAY[agent_state._memory_week(revised_at)]) array_ops
 )
 WHERE live;
 

@@ -9,7 +9,7 @@
 -- windowed path; the expected rows are computed here from the formula over every
 -- match. Rows are loaded as a restore loads them (so they keep their times).
 BEGIN;
-SELECT plan(13);
+SELECT plan(15);
 
 CREATE ROLE t146_op IN ROLE agent_state_operator;
 CREATE TEMP TABLE ids (k text PRIMARY KEY, v uuid NOT NULL);
@@ -25,6 +25,13 @@ INSERT INTO pg_temp.ids VALUES
     ('alice_a', agent_state.resolve_actor(pg_temp.id('a'), 'slack', 'alice')),
     ('alice_b', agent_state.resolve_actor(pg_temp.id('b'), 'slack', 'alice'));
 RESET ROLE;
+
+-- Agent c's entries share a's weeks (a week's index key holds every agent's
+-- entries of that week); its 'tea' rows would outrank all of a's if they
+-- leaked in. Its uuid even starts like a's.
+INSERT INTO pg_temp.ids
+SELECT 'c', (pg_catalog.left(pg_temp.id('a')::text, 8) || pg_catalog.substr(pg_catalog.gen_random_uuid()::text, 9))::uuid;
+INSERT INTO agent_state.agents (runtime_agent_id, handle) VALUES (pg_temp.id('c'), 't146-c');
 
 -- Bodies by age (hours before now), for agents a and b alike.
 CREATE TEMP TABLE plan_rows AS
@@ -72,6 +79,24 @@ INSERT INTO agent_state.memory_entries
      source_type, evidence_conversations, revised_at, created_by)
 SELECT pg_temp.id(s.k), s.entry_id, 1, true, s.body, s.subject_id, 'perspective', 'operator',
        '{}', s.t, 't146_op'
+FROM s JOIN rev ON rev.entry_id = s.entry_id;
+WITH s AS (
+    SELECT pg_catalog.gen_random_uuid() AS entry_id, 'tea tea tea tea tea tea ' || g.i AS body,
+           pg_catalog.now() - g.i * interval '1 hour' AS t
+    FROM pg_catalog.generate_series(1, 200) AS g (i)
+),
+rev AS (
+    INSERT INTO agent_state.memory_revisions
+        (runtime_agent_id, entry_id, revision, operation, body, visibility, source_type,
+         evidence_conversations, created_at, created_by)
+    SELECT pg_temp.id('c'), s.entry_id, 1, 'create', s.body, 'perspective', 'operator', '{}', s.t, 't146_op'
+    FROM s
+    RETURNING entry_id
+)
+INSERT INTO agent_state.memory_entries
+    (runtime_agent_id, entry_id, current_revision, live, body, visibility, source_type,
+     evidence_conversations, revised_at, created_by)
+SELECT pg_temp.id('c'), s.entry_id, 1, true, s.body, 'perspective', 'operator', '{}', s.t, 't146_op'
 FROM s JOIN rev ON rev.entry_id = s.entry_id;
 SET LOCAL row_security = on;
 SELECT pg_catalog.set_config('search_path', '"$user", public', true);
@@ -128,6 +153,13 @@ SELECT ok(pg_temp.same(pg_temp.id('a'), 'tea', 'all', pg_temp.id('alice_a'), 1, 
           'max_results 60: deeper than the first windows');
 SELECT ok(pg_temp.same(pg_temp.id('a'), 'house', 'all', NULL, 1, 2592000, 7),
           'exact ties break by entry id');
+
+SELECT is((SELECT count(*) FROM agent_state.recall(pg_temp.id('a'), 'tea', max_results => 100) AS r
+           JOIN agent_state.memory_entries AS e ON e.entry_id = r.entry
+           WHERE e.runtime_agent_id <> pg_temp.id('a')),
+          0::bigint, 'a week shared with another agent never brings its rows');
+SELECT ok(pg_temp.same(pg_temp.id('a'), 'tea', 'all', NULL, 1, 2592000, 100),
+          '... and the top 100 is still what ranking every match of the agent gives');
 
 -- Old high-rank rows amended into this week, others forgotten.
 CREATE TEMP TABLE changes AS

@@ -4,12 +4,15 @@
 -- 2000-01-01 00:00 UTC, week b holding the revised_at in
 -- [to_timestamp(946684800 + 604800 b), to_timestamp(946684800 + 604800 (b + 1))).
 -- Exact: the epoch of an interval is a numeric, so no entry is ever counted in a
--- neighbouring week. The index keys are text ('<agent uuid>/<week>'), in a
--- column of their own: they never mix with the lexemes of tsv, so they cannot
--- change what a query matches, and a key names exactly one agent (uuid_out is
--- canonical), so a window never holds another agent's entries.
+-- neighbouring week. The index key is the week alone, in a column of its own:
+-- it never mixes with the lexemes of tsv, so it cannot change what a query
+-- matches, and the search intersects it with the agent's key (the first
+-- column) and the query's lexemes, as GIN does for any three keys. A key per
+-- agent and week was measured too: one key per entry for the many small
+-- agents (an index 3x the size; the week alone adds 6-11%), for a window scan
+-- about 0.8 ms faster on a 200,000-entry agent.
 --
--- Inlinable SQL expressions (no SET clause, not SECURITY DEFINER, not granted):
+-- An inlinable SQL expression (no SET clause, not SECURITY DEFINER, not granted):
 -- the index expression and the queries expand to the same expression, which is
 -- what lets the planner match them.
 CREATE FUNCTION agent_state._memory_week(revised_at timestamptz)
@@ -22,11 +25,3 @@ AS $$
            )::bigint
 $$;
 
--- The index key of one agent's week.
-CREATE FUNCTION agent_state._memory_window(agent uuid, week bigint)
-RETURNS text
-LANGUAGE sql
-IMMUTABLE
-AS $$
-    SELECT agent::text || '/' || week::text
-$$;
