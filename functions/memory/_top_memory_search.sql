@@ -45,6 +45,8 @@
 --    Each next window reaches back to where the bound would fall to the n-th
 --    score (or doubles, while fewer than n rows are known); the exact test
 --    above decides when to stop, the width only how many statements it takes.
+--    With fewer than n rows after 7 weeks (a rare word), one last statement
+--    reads every match older than edge: nothing is left unread.
 --
 -- Both paths read memory only through the eligibility functions, with the same
 -- text_rank and the same _memory_score, so windowing cannot change a score.
@@ -168,8 +170,17 @@ BEGIN
             END IF;
         END IF;
         lo := GREATEST(lo, oldest_week);
-        -- A variable, not a subquery argument, so that the window function inlines.
-        windows := ARRAY(SELECT g.week FROM pg_catalog.generate_series(lo, hi) AS g (week));
+        IF pg_catalog.cardinality(ids) < n AND span > 4 THEN
+            -- Fewer than n matches in the newest weeks read (1 + 2 + 4): a rare
+            -- word. Every match older than edge in one last statement (windows
+            -- NULL), through the agent and lexeme keys alone: for a rare word
+            -- that is cheaper than the union of many week keys, each of which
+            -- holds every agent's entries of its week.
+            windows := NULL;
+        ELSE
+            -- A variable, not a subquery argument, so that the window function inlines.
+            windows := ARRAY(SELECT g.week FROM pg_catalog.generate_series(lo, hi) AS g (week));
+        END IF;
         SELECT coalesce(pg_catalog.array_agg(b.entry_id ORDER BY b.score DESC, b.revised_at DESC, b.entry_id), '{}'),
                coalesce(pg_catalog.array_agg(b.revision ORDER BY b.score DESC, b.revised_at DESC, b.entry_id), '{}'),
                coalesce(pg_catalog.array_agg(b.subject_id ORDER BY b.score DESC, b.revised_at DESC, b.entry_id), '{}'),
@@ -191,10 +202,19 @@ BEGIN
                                                  current_subject, boost, ref_time, half_life_s)
                 FROM agent_state._eligible_memory_window(agent, windows, query, target_conversation,
                                                          target_known, target_audience) AS w
+                WHERE windows IS NOT NULL
+                UNION ALL
+                SELECT w.entry_id, w.revision, w.subject_id, w.revised_at, w.text_rank,
+                       agent_state._memory_score(w.text_rank, w.subject_id, w.revised_at,
+                                                 current_subject, boost, ref_time, half_life_s)
+                FROM agent_state._eligible_memory_search(agent, query, target_conversation,
+                                                         target_known, target_audience) AS w
+                WHERE windows IS NULL AND w.revised_at < edge
             ) AS u
             ORDER BY u.score DESC, u.revised_at DESC, u.entry_id
             LIMIT n
         ) AS b;
+        EXIT WHEN windows IS NULL;
         edge := pg_catalog.to_timestamp(946684800::double precision + 604800::double precision * lo);
         hi := lo - 1;
         span := span * 2;

@@ -9,7 +9,7 @@
 -- windowed path; the expected rows are computed here from the formula over every
 -- match. Rows are loaded as a restore loads them (so they keep their times).
 BEGIN;
-SELECT plan(15);
+SELECT plan(17);
 
 CREATE ROLE t146_op IN ROLE agent_state_operator;
 CREATE TEMP TABLE ids (k text PRIMARY KEY, v uuid NOT NULL);
@@ -55,7 +55,14 @@ SELECT g.i,
            ELSE (g.i - 800) * interval '6 hours'
        END AS age,
        g.i % 4 = 0 AS about_alice
-FROM generate_series(1, 1000) AS g (i);
+FROM generate_series(1, 1000) AS g (i)
+UNION ALL
+-- A rare word: two matches this week, the rest 60 to 700 days old (fewer than
+-- n in the newest weeks, so the search reads the rest in one statement).
+SELECT 1000 + g.i, 'kiwi ' || CASE WHEN g.i % 2 = 0 THEN 'kiwi ' ELSE '' END || g.i,
+       CASE WHEN g.i <= 2 THEN g.i * interval '1 hour' ELSE g.i * interval '23 days' END,
+       g.i % 3 = 0
+FROM generate_series(1, 30) AS g (i);
 
 SET LOCAL row_security = off;
 SELECT pg_catalog.set_config('search_path', '', true);
@@ -153,6 +160,10 @@ SELECT ok(pg_temp.same(pg_temp.id('a'), 'tea', 'all', pg_temp.id('alice_a'), 1, 
           'max_results 60: deeper than the first windows');
 SELECT ok(pg_temp.same(pg_temp.id('a'), 'house', 'all', NULL, 1, 2592000, 7),
           'exact ties break by entry id');
+SELECT ok(pg_temp.same(pg_temp.id('a'), 'kiwi', 'all', NULL, 1, 2592000, 10),
+          'a rare word: two new matches, the rest months old');
+SELECT ok(pg_temp.same(pg_temp.id('b'), 'kiwi', 'all', pg_temp.id('alice_b'), 3, 864000, 25),
+          'a rare word with a subject, deeper than its matches of the newest weeks');
 
 SELECT is((SELECT count(*) FROM agent_state.recall(pg_temp.id('a'), 'tea', max_results => 100) AS r
            JOIN agent_state.memory_entries AS e ON e.entry_id = r.entry
