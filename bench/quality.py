@@ -58,8 +58,8 @@ import psycopg
 from common import ROOT, Server, has_functions, log, table, timed, verdict
 
 from agent_state import Store
+from agent_state._demo import wordllama_embedder
 from agent_state.embedded import BINDIR_ENV, find_bindir
-from agent_state.store import Embedder
 
 DB = "bench_quality"
 MODEL = "wordllama-l2_supercat-256"
@@ -589,28 +589,6 @@ def use_pgvector_server() -> None:
             log(f"server with pgvector: PostgreSQL {major} of the embedded extra")
             return
     log("no local server binaries with pgvector: the semantic modes will be skipped")
-
-
-def wordllama_embedder() -> tuple[Embedder | None, str]:
-    """wordllama's bundled 256-dimension model as an embedder, or why not."""
-    try:
-        import wordllama  # type: ignore[import-untyped]
-        from wordllama import WordLlama
-    except ImportError as e:
-        return None, f"wordllama is not installed ({e})"
-    try:
-        # The wheel ships weights and tokenizer config; its default lookup would try
-        # to download the tokenizer instead.
-        model = WordLlama.load(cache_dir=Path(wordllama.__file__).parent, disable_download=True)
-    except Exception as e:  # any failure to load means: no semantic modes
-        return None, f"wordllama could not load its bundled model ({e!r})"
-
-    def embed(texts: list[str]) -> list[list[float]]:
-        # psycopg adapts Python floats, not numpy's.
-        vectors: list[list[float]] = model.embed(texts, norm=True).tolist()
-        return vectors
-
-    return embed, ""
 
 
 def enable_pgvector(dsn: str) -> str:

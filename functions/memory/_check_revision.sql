@@ -39,19 +39,15 @@ BEGIN
          entry_found, cur, has_revision, state_ok, prev_found, bad
     FROM (
         -- What the evidence gives (one message: its audience is the observer set).
-        -- The evidence is the source message and the revision's evidence rows.
+        -- The revision's row is there (this runs after its insert, or on stored
+        -- rows), so _revision_evidence reads its source message with its rows.
         SELECT pg_catalog.count(*) AS n_messages,
                pg_catalog.count(*) FILTER (WHERE m.audience IS NOT NULL) AS n_private,
                coalesce(pg_catalog.array_agg(DISTINCT m.conversation_id), '{}') AS convs,
                pg_catalog.array_agg(m.author_id) FILTER (WHERE m.message_id = source_message)
                    AS source_author,
                pg_catalog.min(m.audience) AS observers
-        FROM (
-            SELECT v.message_id FROM agent_state.memory_evidence AS v
-            WHERE v.runtime_agent_id = agent AND v.entry_id = entry AND v.revision = rev
-            UNION
-            SELECT source_message WHERE source_message IS NOT NULL
-        ) AS v
+        FROM agent_state._revision_evidence(agent, entry, rev) AS v (message_id)
         JOIN agent_state.messages AS m
           ON m.runtime_agent_id = agent AND m.message_id = v.message_id
     ) AS ev
@@ -94,18 +90,9 @@ BEGIN
                          AND d.created_at <= written_at)
                        THEN 'follows a redaction'
                    WHEN EXISTS (
-                       SELECT FROM (
-                           SELECT v.message_id FROM agent_state.memory_evidence AS v
-                           WHERE v.runtime_agent_id = agent AND v.entry_id = entry
-                             AND v.revision = rev - 1
-                           UNION ALL
-                           SELECT p.source_message_id WHERE p.source_message_id IS NOT NULL
-                       ) AS pv
-                       WHERE pv.message_id IS DISTINCT FROM source_message
-                         AND NOT EXISTS (
-                             SELECT FROM agent_state.memory_evidence AS w
-                             WHERE w.runtime_agent_id = agent AND w.entry_id = entry
-                               AND w.revision = rev AND w.message_id = pv.message_id))
+                       SELECT pv.message_id FROM agent_state._revision_evidence(agent, entry, rev - 1) AS pv (message_id)
+                       EXCEPT
+                       SELECT v.message_id FROM agent_state._revision_evidence(agent, entry, rev) AS v (message_id))
                        THEN 'drops evidence of the revision before it'
                END AS bad
         FROM agent_state.memory_revisions AS p
@@ -120,12 +107,7 @@ BEGIN
         SELECT coalesce(pg_catalog.array_agg(x.a), '{}') INTO observers
         FROM (
             SELECT a.a
-            FROM (
-                SELECT v.message_id FROM agent_state.memory_evidence AS v
-                WHERE v.runtime_agent_id = agent AND v.entry_id = entry AND v.revision = rev
-                UNION
-                SELECT source_message WHERE source_message IS NOT NULL
-            ) AS v
+            FROM agent_state._revision_evidence(agent, entry, rev) AS v (message_id)
             JOIN agent_state.messages AS m
               ON m.runtime_agent_id = agent AND m.message_id = v.message_id
             CROSS JOIN LATERAL pg_catalog.unnest(m.audience) AS a (a)
