@@ -9,7 +9,7 @@ same data and server, each with pgbench (1 and 8 clients, interleaved rounds),
 so the gap can be split into what each layer costs:
 
 1. ``bare``: the bare remember of ``bench/memory.py`` (entry and revision
-   insert, one statement), the baseline of the 0.7x target;
+   insert, one statement), the baseline of the 0.5x target;
 2. ``bare in a function``: the same statement inside a SECURITY DEFINER
    PL/pgSQL function with a pinned search_path, called by the runtime role
    (what any function API costs);
@@ -31,7 +31,8 @@ rung 1, like the memory benchmark's.
 The turn ladder (fixtures of ``bench/turn.py``, one statement per turn):
 
 1. ``bare``: the bare turn of ``bench/turn.py`` (five inserts and the budget
-   update in one statement), the baseline of the 0.7x target;
+   update in one statement), the baseline of the 0.4x target (0.6x for
+   ``record_turn``);
 2. ``bare as five bound calls``: the same writes split the way SPEC's API
    splits them (snapshot, model call, tool call, tool result, checkpoint), each
    a SECURITY DEFINER function with a pinned search_path that first calls
@@ -71,7 +72,8 @@ from memory import (
 DB = "bench_floor"
 TURN_DB = "bench_floor_turn"
 MEMORY_TABLES = ("memory_evidence", "memory_revisions", "memory_entries")
-TARGET = 0.7
+# The targets against the bare rung: remember 0.5x, a turn 0.4x (record_turn 0.6x).
+TARGETS = {"remember": 0.5, "turn": 0.4}
 
 # Rungs 2 and 3: the bare statement of rung 1 wrapped in a function, without and
 # with the product's perspective binding. Owned by the superuser running the
@@ -265,7 +267,15 @@ def remember_ladder(server: Server, args: argparse.Namespace) -> list[dict[str, 
         with timed("setup agents"):
             btree_gin = setup(conn, args.agents, 0.29)
         shapes = bare_shapes(btree_gin)
-        load(conn, first=1, last=args.agents, per_agent=args.per_agent, big=0, shapes=shapes)
+        load(
+            conn,
+            first=1,
+            last=args.agents,
+            per_agent=args.per_agent,
+            big=0,
+            shapes=shapes,
+            span_days=30,
+        )
         _, e, r, _ = shapes[0]
         conn.execute(WRAPPERS.format(e=e, r=r, runtime=RUNTIME_ROLE))
         conn.commit()
@@ -387,7 +397,10 @@ def main() -> int:
             ],
         )
     )
-    print(f"\n(The targets: remember and a turn >= {TARGET}x their bare rung.)")
+    print(
+        f"\n(The targets: remember >= {TARGETS['remember']}x and a turn >= {TARGETS['turn']}x"
+        " their bare rung; record_turn >= 0.6x.)"
+    )
     if args.out:
         Path(args.out).write_text(json.dumps(results, indent=2, default=str))
     return 0

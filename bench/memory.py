@@ -196,8 +196,8 @@ def load(
     span_days: float,
 ) -> None:
     """Add ``per_agent`` entries to agents first..last (and ``big`` entries to agent 0)
-    into the product tables (consistent entry, revision and evidence rows, triggers
-    running) and into the bare tables (same entry ids and bodies). Entries are
+    into the product tables (consistent entry and revision rows, as a restore loads
+    them) and into the bare tables (same entry ids and bodies). Entries are
     written over the last ``span_days`` days: at random times for the many agents,
     evenly (the planted words too) for the big one, oldest first."""
     conn.execute("DROP TABLE IF EXISTS bench.stage")
@@ -246,17 +246,12 @@ def load(
             # agent_state.verify().
             conn.execute("SET LOCAL row_security = off")
             conn.execute("SELECT pg_catalog.set_config('search_path', '', true)")
-            # The product's write order, in one statement as the product does it:
-            # evidence, then revision (the evidence of an existing revision is
-            # fixed), then entry (its revised_at is its revision's created_at).
+            # What remember writes, in one statement as it does: the revision
+            # (its source message is its evidence: no evidence row), then the
+            # entry (its revised_at is its revision's created_at).
             conn.execute(
                 """
-                WITH ev AS (
-                    INSERT INTO agent_state.memory_evidence
-                        (runtime_agent_id, entry_id, revision, message_id)
-                    SELECT agent, entry_id, 1, msg FROM bench.stage
-                    RETURNING 1),
-                rev AS (
+                WITH rev AS (
                     INSERT INTO agent_state.memory_revisions
                         (runtime_agent_id, entry_id, revision, operation, body, subject_id,
                          visibility,
@@ -265,7 +260,7 @@ def load(
                     SELECT agent, entry_id, 1, 'create', body, subject, 'perspective',
                            'agent', actor, msg, ARRAY[actor], ARRAY[conv],
                            now() - age_frac * %(span)s * interval '1 day'
-                    FROM bench.stage, (SELECT count(*) FROM ev) AS after_evidence
+                    FROM bench.stage
                     RETURNING runtime_agent_id, entry_id, created_at)
                 INSERT INTO agent_state.memory_entries
                     (runtime_agent_id, entry_id, current_revision, live, body, subject_id,
