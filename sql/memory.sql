@@ -119,14 +119,17 @@ DEFERRABLE INITIALLY DEFERRED;
 -- column is the agent (as a one-element array, so core array_ops serves without
 -- btree_gin). Queries must say ARRAY[runtime_agent_id] @> ARRAY[$agent::uuid]
 -- AND live to use it. The third column holds the week of each entry's
--- revised_at (_memory_week.sql), so that the exact top-k
+-- revised_at (the formula of _memory_week.sql, written out: a session expands
+-- an index's expressions once, as the first role that reads the index, and a
+-- function call that role may not execute would stay unexpanded, so writes by
+-- other roles would fail and the window queries stop matching), so that the exact top-k
 -- search (_top_memory_search) can read a big agent's matches week by week,
 -- newest first, and stop early; it is apart from tsv, so it changes no match.
 CREATE INDEX memory_entries_search_idx
 ON agent_state.memory_entries USING gin (
     (ARRAY[runtime_agent_id]) array_ops,
     tsv,
-    (ARRAY[agent_state._memory_week(revised_at)]) array_ops
+    (ARRAY[(pg_catalog.floor(extract(EPOCH FROM revised_at - '2000-01-01 00:00:00+00'::timestamptz) / 604800)::bigint)]) array_ops
 )
 WHERE live;
 

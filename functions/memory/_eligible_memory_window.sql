@@ -34,7 +34,10 @@ AS $$
       -- The three keys of memory_entries_search_idx: the agent, the weeks and
       -- the query (a week key holds every agent's entries of that week).
       AND ARRAY[e.runtime_agent_id] OPERATOR(pg_catalog.@>) ARRAY[_eligible_memory_window.agent]
-      AND ARRAY[agent_state._memory_week(e.revised_at)] OPERATOR(pg_catalog.&&) _eligible_memory_window.windows
+      -- The week written out as the index writes it (see sql/memory.sql).
+      AND ARRAY[pg_catalog.floor(
+              EXTRACT(EPOCH FROM e.revised_at - '2000-01-01 00:00:00+00'::timestamptz) / 604800
+          )::bigint] OPERATOR(pg_catalog.&&) _eligible_memory_window.windows
       AND e.runtime_agent_id OPERATOR(pg_catalog.=) _eligible_memory_window.agent
       AND e.live
       AND e.tsv OPERATOR(pg_catalog.@@) _eligible_memory_window.query

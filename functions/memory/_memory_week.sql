@@ -9,12 +9,12 @@
 -- matches, and the search intersects it with the agent's key (the first
 -- column) and the query's lexemes, as GIN does for any three keys. A key per
 -- agent and week was measured too: one key per entry for the many small
--- agents (an index 3x the size; the week alone adds 6-11%), for a window scan
+-- agents (an index 3x the size; the week alone adds 5%), for a window scan
 -- about 0.8 ms faster on a 200,000-entry agent.
 --
--- An inlinable SQL expression (no SET clause, not SECURITY DEFINER, not granted):
--- the index expression and the queries expand to the same expression, which is
--- what lets the planner match them.
+-- The index (sql/memory.sql) and _eligible_memory_window write this formula out
+-- instead of calling the function (see the index's comment); the owner's
+-- functions call it to number weeks.
 CREATE FUNCTION agent_state._memory_week(revised_at timestamptz)
 RETURNS bigint
 LANGUAGE sql

@@ -45,8 +45,9 @@
 --    Each next window reaches back to where the bound would fall to the n-th
 --    score (or doubles, while fewer than n rows are known); the exact test
 --    above decides when to stop, the width only how many statements it takes.
---    With fewer than n rows after 7 weeks (a rare word), one last statement
---    reads every match older than edge: nothing is left unread.
+--    With fewer than n rows after 7 weeks (a rare word), or a window that would
+--    span two years or more, one last statement reads every match older than
+--    edge: nothing is left unread.
 --
 -- Both paths read memory only through the eligibility functions, with the same
 -- text_rank and the same _memory_score, so windowing cannot change a score.
@@ -170,12 +171,12 @@ BEGIN
             END IF;
         END IF;
         lo := GREATEST(lo, oldest_week);
-        IF pg_catalog.cardinality(ids) < n AND span > 4 THEN
+        IF (pg_catalog.cardinality(ids) < n AND span > 4) OR hi - lo >= 104 THEN
             -- Fewer than n matches in the newest weeks read (1 + 2 + 4): a rare
-            -- word. Every match older than edge in one last statement (windows
-            -- NULL), through the agent and lexeme keys alone: for a rare word
-            -- that is cheaper than the union of many week keys, each of which
-            -- holds every agent's entries of its week.
+            -- word; or a window of two years or more. Every match older than
+            -- edge in one last statement (windows NULL), through the agent and
+            -- lexeme keys alone: cheaper than the union of that many week keys,
+            -- each of which holds every agent's entries of its week.
             windows := NULL;
         ELSE
             -- A variable, not a subquery argument, so that the window function inlines.

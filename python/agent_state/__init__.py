@@ -18,7 +18,9 @@ first, and the function's SQL comment as docstring: the methods are generated fr
 the catalog (``scripts/gen-python-api.py``). An optional argument left as ``None``
 is not sent, so the SQL default applies.
 Every call is ``SELECT * FROM agent_state.<function>(<name> => %s::<type>, ...)``;
-the wrapper runs no other SQL (``install`` aside).
+the wrapper runs no other SQL (``install`` aside; the command line's demo also
+reads ``pg_available_extensions``, and creates the ``vector`` extension only on
+its own throwaway server).
 
 Results. Scalars come back as Python values (``UUID``, ``int``, ``str``, ``dict`` for
 jsonb); rows as frozen dataclasses built by column name (:class:`PersonaRevision`,

@@ -132,6 +132,10 @@ class Param:
             # Sent as text[] and cast server-side, so a malformed id raises 22P02.
             return [None if v is None else str(v) for v in value]
         if self.type.endswith("[]"):
+            # A str or bytes is a Sequence too: sent as a list it would become an
+            # array of its characters or byte values.
+            if isinstance(value, (str, bytes)):
+                raise TypeError(f"{self.name}: expected a sequence, not {type(value).__name__}")
             # psycopg dumps a list as an array (not a tuple, generator or numpy array).
             return list(cast(Sequence[object], value))
         return value

@@ -91,9 +91,12 @@ def _print_ranked(out: TextIO, hits: Sequence[RecallHit], *, semantic: bool) -> 
 class Demo:
     """The walkthrough printed by ``agent-state demo``."""
 
-    def __init__(self, store: Store, out: TextIO) -> None:
+    def __init__(self, store: Store, out: TextIO, *, own_server: bool = False) -> None:
         self.s = store
         self.out = out
+        # Only on its own throwaway server does the demo create the vector
+        # extension; a database it was pointed at keeps the extensions it has.
+        self.own_server = own_server
 
     def say(self, line: str = "") -> None:
         self.out.write(line + "\n")
@@ -251,6 +254,13 @@ class Demo:
         if embed is None or vector is None:
             hint = INSTALL_EXTRA if embed is None else OTHER_SERVER
             self.say(f"  skipped: {' and '.join(reasons)}; {hint}")
+            return
+        if not vector and not self.own_server:
+            self.say(
+                "  skipped: pgvector is available but not created in this database "
+                "(CREATE EXTENSION vector to see it; the demo creates it only on its "
+                "own throwaway server)"
+            )
             return
         if not vector:
             try:

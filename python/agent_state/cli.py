@@ -87,7 +87,8 @@ def _cmd_install(store: Store, args: argparse.Namespace, out: TextIO) -> None:
 def _cmd_demo(store: Store, args: argparse.Namespace, out: TextIO) -> None:
     from ._demo import Demo  # only this command needs it
 
-    Demo(store, out).run()
+    # Without a DSN the demo runs on a throwaway cluster of its own.
+    Demo(store, out, own_server=not default_dsn(getattr(args, "dsn", None))).run()
 
 
 def _cmd_recall(store: Store, args: argparse.Namespace, out: TextIO) -> None:

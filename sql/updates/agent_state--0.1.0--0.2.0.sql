@@ -162,7 +162,7 @@ CREATE INDEX memory_entries_search_idx
 ON agent_state.memory_entries USING gin (
     (ARRAY[runtime_agent_id]) array_ops,
     tsv,
-    (ARRAY[agent_state._memory_week(revised_at)]) array_ops
+    (ARRAY[(pg_catalog.floor(extract(EPOCH FROM revised_at - '2000-01-01 00:00:00+00'::timestamptz) / 604800)::bigint)]) array_ops
 )
 WHERE live;
 

@@ -121,6 +121,14 @@ def test_demo_answers_by_meaning_on_a_pgvector_server(
         pytest.skip("pgvector is not installed on this server")
     if not wordllama_installed():
         pytest.skip("wordllama is not installed (the semantic extra)")
+    # Pointed at a database, the demo uses pgvector only if it is created there.
+    assert main(["--dsn", fresh_db_dsn, "demo"]) == 0
+    meaning = section(capsys.readouterr().out, "Memory by meaning").strip()
+    assert meaning.startswith("skipped: pgvector is available but not created"), meaning
+    with psycopg.connect(fresh_db_dsn, autocommit=True) as conn:
+        row = conn.execute("SELECT count(*) FROM pg_extension WHERE extname = 'vector'")
+        assert row.fetchone() == (0,)
+        conn.execute("CREATE EXTENSION vector")
     assert main(["--dsn", fresh_db_dsn, "demo"]) == 0
     out = capsys.readouterr().out
     check_demo_output(out)

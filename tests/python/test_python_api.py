@@ -144,6 +144,15 @@ def test_array_arguments_are_sent_as_lists() -> None:
     assert params[-1] == [0.5, 1.0]
 
 
+@pytest.mark.parametrize("value", ["users", b"users"])
+def test_a_string_is_not_taken_for_an_array(value: object) -> None:
+    # A str is a Sequence[str]: sent as a list it would be an array of characters.
+    with pytest.raises(TypeError, match="namespace"):
+        F.graph_item_put.build(
+            {"agent": "a", "namespace": value, "key": "k", "value": {}, "body": "b"}
+        )
+
+
 # ---------------------------------------------------------------- the runtime import path
 
 

@@ -222,3 +222,31 @@ def test_the_wrapper_refuses_json_too_deep_for_python(store: Store, setup: dict[
     with pytest.raises(agent_state.InvalidArgument, match="nested deeper than 200 levels"):
         store.checkpoint(agent=setup["agent"], run=setup["run"], frontier=nested(300))
     assert store.checkpoint(agent=setup["agent"], run=setup["run"], frontier=nested(150)) == 1
+
+
+def test_a_granted_role_writes_entries_in_a_fresh_session(
+    fresh_db_dsn: str, make_role: Any
+) -> None:
+    """A session expands an index's expressions once, as the first role that reads
+    the index. An expression calling a function that role may not execute failed
+    the first write of a role granted table privileges (42501 on the function);
+    the search index must call none."""
+    role = make_role("agent_state_runtime")
+    with psycopg.connect(fresh_db_dsn, autocommit=True) as admin:
+        agent = admin.execute("SELECT agent_state.create_agent('fresh-session')").fetchone()[0]  # type: ignore[index]
+        admin.execute("SELECT agent_state.grant_hosting(%s, %s::regrole)", [agent, role.name])
+        admin.execute(f'GRANT ALL ON ALL TABLES IN SCHEMA agent_state TO "{role.name}"')
+    with psycopg.connect(role.dsn(fresh_db_dsn)) as conn:  # its first statement
+        conn.execute(
+            "INSERT INTO agent_state.memory_entries (runtime_agent_id, current_revision, body,"
+            " visibility, source_type, revised_at)"
+            " VALUES (%s, 1, 'x', 'perspective', 'agent', now())",
+            [agent],
+        )
+        conn.rollback()  # the commit checks would refuse the entry without its revision
+    with psycopg.connect(fresh_db_dsn) as admin:
+        exprs = admin.execute(
+            "SELECT pg_get_indexdef(indexrelid) FROM pg_index"
+            " WHERE indrelid = 'agent_state.memory_entries'::regclass"
+        ).fetchall()
+    assert not any("agent_state." in d.split(" USING ", 1)[1] for (d,) in exprs), exprs
