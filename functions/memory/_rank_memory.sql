@@ -133,7 +133,7 @@ BEGIN
             old_ef := coalesce(pg_catalog.current_setting('hnsw.ef_search', true), '40');
             PERFORM pg_catalog.set_config('hnsw.iterative_scan', 'relaxed_order', true);
             PERFORM pg_catalog.set_config('hnsw.ef_search',
-                                          LEAST(GREATEST(2 * GREATEST(50, 5 * n), 100), 1000)::text,
+                                          LEAST(GREATEST(4 * GREATEST(50, 5 * n), 200), 1000)::text,
                                           true);
         END IF;
         -- FOR ... IN EXECUTE plans through the plan cache, which this function's

@@ -59,7 +59,7 @@ BEGIN
     END IF;
     EXECUTE pg_catalog.format(
         'CREATE INDEX %1$I ON agent_state.memory_embeddings USING hnsw '
-        '((embedding::%2$I.vector(%3$s)) %2$I.vector_cosine_ops) '
+        '((embedding::%2$I.vector(%3$s)) %2$I.vector_cosine_ops) WITH (ef_construction = 128) '
         'WHERE model = %4$L AND dimensions = %3$s',
         index_name, vschema, dimensions, model);
     RETURN index_name;
