@@ -1,7 +1,8 @@
 -- Memory eligibility (SPEC section 6, "Eligibility"), written once: rules 2 and 3
 -- are _memory_admits, and every way of reading memory for context goes through
 -- it: _eligible_memory (any case), _eligible_memory_search (the current state,
--- with a query) and _eligible_memory_live (the current state, every entry). recall
+-- with a query), _eligible_memory_live (the current state, every entry) and the
+-- HNSW index path of _rank_memory (the current state, by embedding). recall
 -- and context_for read memory only through these, so they cannot disagree about
 -- what may enter context.
 --

@@ -39,6 +39,10 @@ DECLARE
     ref_time timestamptz := coalesce(as_of, pg_catalog.now());
     n integer := LEAST(max_results, 1000);
     vschema name;
+    hnsw name;
+    near text;
+    old_iterative text;
+    old_ef text;
     found_ids uuid [] := '{}';
 BEGIN
     SELECT a.settings INTO settings FROM agent_state.agents AS a WHERE a.runtime_agent_id = agent;
@@ -77,28 +81,24 @@ BEGIN
     -- embedded revisions), so an ineligible one never takes an eligible one's
     -- place. Dynamic SQL: pgvector's type and operator are named by the schema it
     -- is installed in, which this function learns at run time.
+    --
+    -- A big agent (at least agent_state.hnsw_min_embeddings embeddings of the
+    -- model) with the model's HNSW index (index_embeddings) takes them from the
+    -- index instead, in the same query as the agent filter and eligibility, with
+    -- pgvector's iterative index scan: the scan goes on until enough ELIGIBLE
+    -- neighbours have been found (or hnsw.max_scan_tuples), so ineligible
+    -- neighbours do not take their places. Relaxed order: the candidates are
+    -- ordered by their distance afterwards. If the index yields fewer than were
+    -- asked for (its scan limit reached), the exact scan runs instead, in the same
+    -- statement (a one-time filter: otherwise it never runs). The ORDER BY
+    -- repeats the index expression exactly (embedding::vector(dimensions)).
     IF query_embedding IS NOT NULL THEN
         vschema := agent_state._vector_schema('query_embedding');
-        FOR entry, revision, body, subject, score, text_rank, subject_match, age IN EXECUTE
-            pg_catalog.format($hybrid$
-            WITH lex AS (
-                SELECT h.entry_id, h.revision, h.body, h.subject_id, h.revised_at, h.text_rank,
-                       pg_catalog.row_number() OVER (
-                           ORDER BY h.text_rank DESC, h.revised_at DESC, h.entry_id) AS lr
-                FROM agent_state._eligible_memory($1, $2, $3, $4, $5, $6) AS h
-                WHERE $2 IS NOT NULL
-            ),
-            -- The eligible revisions once (materialized: the eligibility scan
-            -- runs once, however the rest is planned).
-            eligible AS MATERIALIZED (
-                SELECT h.entry_id, h.revision, h.body, h.subject_id, h.revised_at
-                FROM agent_state._eligible_memory($1, NULL, $3, $4, $5, $6) AS h
-            ),
-            vec AS (
-                SELECT v.entry_id, v.revision, v.body, v.subject_id, v.revised_at,
-                       pg_catalog.row_number() OVER (
-                           ORDER BY v.distance, v.revised_at DESC, v.entry_id) AS vr
-                FROM (
+        IF as_of IS NULL THEN
+            hnsw := agent_state._hnsw_index(agent, embedding_model,
+                                            pg_catalog.cardinality(query_embedding));
+        END IF;
+        near := pg_catalog.format($exact$
                     SELECT e.entry_id, e.revision, e.body, e.subject_id, e.revised_at,
                            e.embedding::%1$I.vector OPERATOR(%1$I.<=>) $7::%1$I.vector AS distance
                     FROM (
@@ -115,10 +115,54 @@ BEGIN
                         FROM eligible AS h
                         OFFSET 0  -- kept apart, so that the probe runs once per row
                     ) AS e
-                    WHERE e.embedding IS NOT NULL
+                    WHERE e.embedding IS NOT NULL %2$s
                     ORDER BY 6, e.revised_at DESC, e.entry_id
                     LIMIT $9
-                ) AS v
+            $exact$, vschema,
+            CASE WHEN hnsw IS NOT NULL THEN 'AND (SELECT pg_catalog.count(*) FROM ann) < $9' END);
+        IF hnsw IS NOT NULL THEN
+            near := pg_catalog.format($ann$
+                    SELECT a.entry_id, a.revision, a.body, a.subject_id, a.revised_at, a.distance
+                    FROM ann AS a
+                    WHERE (SELECT pg_catalog.count(*) FROM ann) >= $9
+                    UNION ALL
+                    (%1$s)
+            $ann$, near);
+            -- Unknown until pgvector's library is loaded: then their defaults.
+            old_iterative := coalesce(pg_catalog.current_setting('hnsw.iterative_scan', true), 'off');
+            old_ef := coalesce(pg_catalog.current_setting('hnsw.ef_search', true), '40');
+            PERFORM pg_catalog.set_config('hnsw.iterative_scan', 'relaxed_order', true);
+            PERFORM pg_catalog.set_config('hnsw.ef_search',
+                                          LEAST(GREATEST(4 * GREATEST(50, 5 * n), 200), 1000)::text,
+                                          true);
+        END IF;
+        -- FOR ... IN EXECUTE plans through the plan cache, which this function's
+        -- plan_cache_mode would make generic: planned for the parameters' values
+        -- instead (planned at each call anyway; the partial index's predicate and
+        -- the branches that do not apply are then known).
+        PERFORM pg_catalog.set_config('plan_cache_mode', 'force_custom_plan', true);
+        FOR entry, revision, body, subject, score, text_rank, subject_match, age IN EXECUTE
+            pg_catalog.format($hybrid$
+            WITH lex AS (
+                SELECT h.entry_id, h.revision, h.body, h.subject_id, h.revised_at, h.text_rank,
+                       pg_catalog.row_number() OVER (
+                           ORDER BY h.text_rank DESC, h.revised_at DESC, h.entry_id) AS lr
+                FROM agent_state._eligible_memory($1, $2, $3, $4, $5, $6) AS h
+                WHERE $2 IS NOT NULL
+            ),
+            -- The eligible revisions once (materialized: the eligibility scan
+            -- runs once, however the rest is planned).
+            eligible AS MATERIALIZED (
+                SELECT h.entry_id, h.revision, h.body, h.subject_id, h.revised_at
+                FROM agent_state._eligible_memory($1, NULL, $3, $4, $5, $6) AS h
+            ),
+            -- The index's candidates, when there is an index.
+            %3$s
+            vec AS (
+                SELECT v.entry_id, v.revision, v.body, v.subject_id, v.revised_at,
+                       pg_catalog.row_number() OVER (
+                           ORDER BY v.distance, v.revised_at DESC, v.entry_id) AS vr
+                FROM (%4$s) AS v
             ),
             fused AS (
                 SELECT coalesce(l.entry_id, v.entry_id) AS entry_id,
@@ -141,7 +185,28 @@ BEGIN
             ) AS t
             ORDER BY t.score DESC, t.revised_at DESC, t.entry_id
             LIMIT $14
-            $hybrid$, vschema)
+            $hybrid$, vschema, hnsw,
+            CASE WHEN hnsw IS NOT NULL THEN pg_catalog.format($cand$
+            ann AS MATERIALIZED (
+                SELECT e.entry_id, e.current_revision AS revision, e.body, e.subject_id,
+                       e.revised_at,
+                       x.embedding::%1$I.vector(%2$s) OPERATOR(%1$I.<=>) $7::%1$I.vector(%2$s)
+                           AS distance
+                FROM agent_state.memory_embeddings AS x
+                JOIN agent_state.memory_entries AS e
+                  ON e.runtime_agent_id = x.runtime_agent_id AND e.entry_id = x.entry_id
+                 AND e.current_revision = x.revision
+                CROSS JOIN LATERAL agent_state._memory_admits(
+                    $1, e.entry_id, e.current_revision, e.visibility, e.evidence_observers,
+                    e.evidence_conversations, $3, $4, $5, NULL
+                ) AS ok
+                WHERE x.runtime_agent_id = $1 AND x.model = %3$L AND x.dimensions = %2$s
+                  AND e.live AND ok.admitted
+                ORDER BY x.embedding::%1$I.vector(%2$s) OPERATOR(%1$I.<=>) $7::%1$I.vector(%2$s)
+                LIMIT $9
+            ),$cand$, vschema, pg_catalog.cardinality(query_embedding), embedding_model)
+            END,
+            near)
             USING agent, query, target_conversation, target_known, target_audience, as_of,
                   query_embedding, embedding_model, GREATEST(50, 5 * n), current_subject, boost,
                   ref_time, half_life_s, n
@@ -149,6 +214,12 @@ BEGIN
             found_ids := found_ids || entry;
             RETURN NEXT;
         END LOOP;
+        IF hnsw IS NOT NULL THEN
+            -- The caller's settings back (they are the transaction's).
+            PERFORM pg_catalog.set_config('hnsw.iterative_scan', old_iterative, true);
+            PERFORM pg_catalog.set_config('hnsw.ef_search', old_ef, true);
+        END IF;
+        PERFORM pg_catalog.set_config('plan_cache_mode', 'force_generic_plan', true);
         IF fill AND pg_catalog.cardinality(found_ids) < n THEN
             -- context_for: the newest other eligible entries fill up.
             RETURN QUERY

@@ -619,6 +619,26 @@ class StoreAPI:
             document=document,
         )
 
+    def index_embeddings(
+        self,
+        *,
+        model: str,
+        dimensions: int,
+    ) -> str:
+        """index_embeddings(model, dimensions) -> index name (operator): an HNSW index (pgvector 0.8
+        or later, 0A000 otherwise or without pgvector) over every agent's embeddings of that model
+        and dimension, used by recall and context_for for agents with at least
+        agent_state.hnsw_min_embeddings (default 10000) embeddings of the model; eligibility still
+        applies before the neighbours are taken (the exact scan when the index finds too few).
+        Idempotent; built in the calling transaction (writes to the embeddings wait). dimensions: 1
+        to 2000 (22023).
+        """
+        return self._call(
+            F.index_embeddings,
+            model=model,
+            dimensions=dimensions,
+        )
+
     def link_identity(
         self,
         *,
@@ -1820,6 +1840,26 @@ class AsyncStoreAPI:
             F.import_markdown,
             agent=agent,
             document=document,
+        )
+
+    async def index_embeddings(
+        self,
+        *,
+        model: str,
+        dimensions: int,
+    ) -> str:
+        """index_embeddings(model, dimensions) -> index name (operator): an HNSW index (pgvector 0.8
+        or later, 0A000 otherwise or without pgvector) over every agent's embeddings of that model
+        and dimension, used by recall and context_for for agents with at least
+        agent_state.hnsw_min_embeddings (default 10000) embeddings of the model; eligibility still
+        applies before the neighbours are taken (the exact scan when the index finds too few).
+        Idempotent; built in the calling transaction (writes to the embeddings wait). dimensions: 1
+        to 2000 (22023).
+        """
+        return await self._call(
+            F.index_embeddings,
+            model=model,
+            dimensions=dimensions,
         )
 
     async def link_identity(

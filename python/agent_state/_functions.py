@@ -351,6 +351,16 @@ import_markdown = Fn(
     Scalar[int](),
 )
 
+index_embeddings = Fn(
+    "index_embeddings",
+    (
+        Param("model", "text"),
+        Param("dimensions", "integer"),
+    ),
+    "text",
+    Scalar[str](),
+)
+
 link_identity = Fn(
     "link_identity",
     (
@@ -728,6 +738,7 @@ FUNCTIONS: dict[str, Fn[Any]] = {
     "graph_put": graph_put,
     "graph_put_writes": graph_put_writes,
     "import_markdown": import_markdown,
+    "index_embeddings": index_embeddings,
     "link_identity": link_identity,
     "memory_entry": memory_entry,
     "memory_history": memory_history,

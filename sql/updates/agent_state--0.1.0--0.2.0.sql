@@ -112,8 +112,10 @@ $drop$;
 -- include: functions/memory/_check_revision.sql
 -- include: functions/memory/_conversation_target.sql
 -- include: functions/memory/_eligible_memory_window.sql
+-- include: functions/memory/_embedding_index.sql
 -- include: functions/memory/_guard_derived_memory.sql
 -- include: functions/memory/_guard_memory_redaction.sql
+-- include: functions/memory/_hnsw_index.sql
 -- include: functions/memory/_insert_memory.sql
 -- include: functions/memory/_match_query.sql
 -- include: functions/memory/_memory_week.sql
@@ -123,11 +125,13 @@ $drop$;
 -- include: functions/memory/_redaction_allowed.sql
 -- include: functions/memory/_revision_evidence.sql
 -- include: functions/memory/_top_memory_search.sql
+-- include: functions/memory/_vector_iterative.sql
 -- include: functions/memory/_vector_schema.sql
 -- include: functions/memory/amend.sql
 -- include: functions/memory/attach_embedding.sql
 -- include: functions/memory/context_for.sql
 -- include: functions/memory/forget.sql
+-- include: functions/memory/index_embeddings.sql
 -- include: functions/memory/memory_entry.sql
 -- include: functions/memory/memory_history.sql
 -- include: functions/memory/note.sql

@@ -164,3 +164,116 @@ def test_pgvector_created_before_agent_state(admin_dsn: str) -> None:
     finally:
         with psycopg.connect(admin_dsn, autocommit=True) as admin:
             admin.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+
+
+# ----------------------------------------------------------------- the HNSW index
+
+
+def ann_scene(s: Store, model: str) -> dict[str, Any]:
+    """One eligible memory behind 60 ineligible ones nearer to the query [1, 0, ...]
+    (visibility conversation, from another conversation than the target), and 59
+    eligible ones farther away: enough eligible neighbours (50) for the index path
+    to answer without falling back to the exact scan."""
+    agent = s.create_agent(handle=f"ann-{uuid4()}")
+    alice = s.resolve_actor(agent=agent, connector="c", external_id="alice", display_name="Alice")
+    room = s.open_conversation(agent=agent, connector="c", external_ref="room", kind="group")
+    dm = s.open_conversation(agent=agent, connector="c", external_ref="dm", kind="direct")
+    in_room = s.record_message(
+        agent=agent, conversation=room, author=alice, body="in the room", audience=[alice]
+    )
+    in_dm = s.record_message(
+        agent=agent, conversation=dm, author=alice, body="in private", audience=[alice]
+    )
+    vectors: dict[str, list[float]] = {}
+    for k in range(60):
+        body = f"room secret {k}"
+        s.remember(agent=agent, body=body, source_message=in_room, visibility="conversation")
+        vectors[body] = [1.0, 0.001 * (k + 1)] + [0.0] * 6
+    s.remember(agent=agent, body="the one", source_message=in_dm)
+    vectors["the one"] = [1.0, 0.2] + [0.0] * 6
+    for k in range(59):
+        body = f"farther {k}"
+        s.remember(agent=agent, body=body, source_message=in_dm)
+        vectors[body] = [1.0, 0.5 + 0.01 * k, 0.3] + [0.0] * 5
+    for p in s.pending_embeddings(agent=agent, model=model, max_results=1000):
+        s.attach_embedding(
+            agent=agent, entry=p.entry, revision=p.revision, model=model, embedding=vectors[p.body]
+        )
+    return {"agent": agent, "room": room, "dm": dm}
+
+
+RECALL = (
+    "SELECT entry, revision, body FROM agent_state.recall(agent => %s, query => %s, "
+    "conversation => %s, max_results => %s, query_embedding => %s::real[], "
+    "embedding_model => %s)"
+)
+
+
+def test_index_embeddings_keeps_eligibility_before_the_neighbours(
+    vstore: Store, vector_db: str
+) -> None:
+    model = f"ann-{uuid4()}"
+    sc = ann_scene(vstore, model)
+    query = [1.0] + [0.0] * 7
+    with psycopg.connect(vector_db, autocommit=True) as conn:
+        name = conn.execute("SELECT agent_state.index_embeddings(%s, 8)", [model]).fetchone()[0]  # type: ignore[index]
+        # Idempotent: the same index, once.
+        again = conn.execute("SELECT agent_state.index_embeddings(%s, 8)", [model]).fetchone()[0]  # type: ignore[index]
+        assert again == name
+        assert conn.execute(
+            "SELECT count(*) FROM pg_indexes WHERE schemaname = 'agent_state' AND indexname = %s",
+            [name],
+        ).fetchone() == (1,)
+        index_oid = conn.execute("SELECT %s::regclass::oid", [f"agent_state.{name}"]).fetchone()[0]  # type: ignore[index]
+
+        def ask(threshold: int, text: str | None, n: int) -> tuple[list[tuple[Any, ...]], int]:
+            with conn.transaction():
+                conn.execute(f"SET LOCAL agent_state.hnsw_min_embeddings = {threshold}")
+                # A few rows: the planner would sort them rather than walk the
+                # index, which it prefers at the agent sizes the threshold is for.
+                conn.execute("SET LOCAL enable_sort = off")
+                before = conn.execute(
+                    "SELECT pg_stat_get_xact_tuples_returned(%s)", [index_oid]
+                ).fetchone()[0]  # type: ignore[index]
+                rows = conn.execute(RECALL, [sc["agent"], text, sc["dm"], n, query, model])
+                got = rows.fetchall()
+                after = conn.execute(
+                    "SELECT pg_stat_get_xact_tuples_returned(%s)", [index_oid]
+                ).fetchone()[0]  # type: ignore[index]
+            return got, int(after) - int(before)
+
+        # Above the threshold: through the index; the 60 nearer ineligible
+        # revisions do not hide the eligible one.
+        got, scans = ask(1, None, 1)
+        assert scans > 0
+        assert [r[2] for r in got] == ["the one"]
+        # The same answers as the exact scan, with and without query text.
+        for text, n in ((None, 10), ("farther the one", 20), ("secret", 5)):
+            indexed, scans = ask(1, text, n)
+            exact, exact_scans = ask(999999999, text, n)
+            assert scans > 0 and exact_scans == 0
+            assert indexed == exact
+            assert not any(r[2].startswith("room secret") for r in indexed)
+        # Where the index holds too few eligible neighbours (a target that admits
+        # only "farther" and "the one" but asks for more): the exact scan answers.
+        got, _ = ask(1, None, 100)
+        assert len(got) == 60 and not any(r[2].startswith("room secret") for r in got)
+        # The caller's settings are left as they were.
+        assert conn.execute("SHOW hnsw.iterative_scan").fetchone() == ("off",)
+
+
+def test_index_embeddings_is_for_operators(vector_db: str, make_role: Any) -> None:
+    role = make_role("agent_state_runtime")
+    with (
+        psycopg.connect(role.dsn(vector_db), autocommit=True) as conn,
+        pytest.raises(psycopg.errors.InsufficientPrivilege),
+    ):
+        conn.execute("SELECT agent_state.index_embeddings('m', 8)")
+
+
+def test_index_embeddings_needs_pgvector(fresh_db_dsn: str) -> None:
+    with psycopg.connect(fresh_db_dsn, autocommit=True) as conn:
+        if conn.execute("SELECT 1 FROM pg_extension WHERE extname = 'vector'").fetchone():
+            pytest.skip("the template has pgvector")
+        with pytest.raises(psycopg.errors.FeatureNotSupported, match="pgvector"):
+            conn.execute("SELECT agent_state.index_embeddings('m', 8)")
