@@ -257,9 +257,9 @@ class Demo:
             return
         if not vector and not self.own_server:
             self.say(
-                "  skipped: pgvector is available but not created in this database "
-                "(CREATE EXTENSION vector to see it; the demo creates it only on its "
-                "own throwaway server)"
+                "  skipped: pgvector is available but not created in this database; "
+                "to see it: CREATE EXTENSION vector there, or make demo (the demo creates "
+                "it only on its own throwaway server)"
             )
             return
         if not vector:
