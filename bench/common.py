@@ -249,6 +249,10 @@ class Throughput:
     # CHECKPOINT before each run keeps small), divided by the transactions.
     # Unlike the timings it hardly swings between runs.
     wal_per_tx: float = 0.0
+    # Shared buffers touched per transaction (hits + reads): the database's
+    # pg_stat_database counters over the run (the pgbench backends flush their
+    # counts as they exit), divided by the transactions. Deterministic like WAL.
+    buffers_per_tx: float = 0.0
 
 
 def pgbench(
@@ -291,9 +295,10 @@ def pgbench(
     if async_commit():
         env["PGOPTIONS"] = (env.get("PGOPTIONS", "") + " -c synchronous_commit=off").strip()
     try:
-        start_lsn = _wal_lsn(dsn)
+        start_lsn, start_buffers = _wal_lsn(dsn), _buffers(dsn)
         proc = subprocess.run(args, capture_output=True, text=True, timeout=seconds + 300, env=env)
         wal = _wal_lsn(dsn) - start_lsn
+        buffers = _buffers(dsn) - start_buffers
     finally:
         os.unlink(path)
     out = proc.stdout + proc.stderr
@@ -306,13 +311,32 @@ def pgbench(
     lat = _grab(r"latency average = ([\d.]+) ms", out)
     if failed or re.search(r"client \d+ aborted", out):
         raise RuntimeError(f"pgbench {label}: transactions failed:\n{out[-4000:]}")
-    return Throughput(label, clients, tps, tx, failed, lat, out, wal / tx if tx else 0.0)
+    return Throughput(
+        label,
+        clients,
+        tps,
+        tx,
+        failed,
+        lat,
+        out,
+        wal / tx if tx else 0.0,
+        buffers / tx if tx else 0.0,
+    )
 
 
 def _wal_lsn(dsn: str) -> int:
     """The server's current WAL insert position, in bytes."""
     with psycopg.connect(dsn, autocommit=True) as conn:
         row = conn.execute("SELECT pg_current_wal_insert_lsn() - '0/0'::pg_lsn").fetchone()
+    return int(row[0]) if row else 0
+
+
+def _buffers(dsn: str) -> int:
+    """Shared buffer hits and reads of the DSN's database so far."""
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        row = conn.execute(
+            "SELECT blks_hit + blks_read FROM pg_stat_database WHERE datname = current_database()"
+        ).fetchone()
     return int(row[0]) if row else 0
 
 
@@ -471,11 +495,17 @@ def measured_run(
 
 
 def record_means(
-    row: dict[str, Any], tps: dict[str, list[float]], wal: dict[str, list[float]]
+    row: dict[str, Any],
+    tps: dict[str, list[float]],
+    wal: dict[str, list[float]],
+    buffers: dict[str, list[float]] | None = None,
 ) -> None:
-    """Put each system's mean throughput, its runs and its mean WAL bytes per
-    transaction into a result row (keys ``label``, ``label runs``, ``label wal``)."""
+    """Put each system's mean throughput, its runs, its mean WAL bytes and shared
+    buffers per transaction into a result row (keys ``label``, ``label runs``,
+    ``label wal``, ``label buffers``)."""
     for label, values in tps.items():
         row[label] = sum(values) / len(values)
         row[label + " runs"] = values
         row[label + " wal"] = sum(wal[label]) / len(wal[label])
+        if buffers and buffers.get(label):
+            row[label + " buffers"] = sum(buffers[label]) / len(buffers[label])

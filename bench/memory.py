@@ -452,6 +452,7 @@ def write_benchmarks(
                 systems.append(("remember_many", "", "", "many"))
             runs: dict[str, list[float]] = {label: [] for label, _, _, _ in systems}
             wal: dict[str, list[float]] = {label: [] for label, _, _, _ in systems}
+            buffers: dict[str, list[float]] = {label: [] for label, _, _, _ in systems}
             for _round in range(rounds):
                 for label, e, r, kind in systems:
                     defines: dict[str, object] = {"agents": agents}
@@ -491,11 +492,12 @@ def write_benchmarks(
                             )
                     runs[label].append(res.tps)
                     wal[label].append(res.wal_per_tx)
+                    buffers[label].append(res.buffers_per_tx)
                     log(
                         f"  {dataset} {op:8} {clients}c {label:24} {res.tps:10.1f} tps "
                         f"(avg {res.latency_ms:.3f} ms, {res.wal_per_tx:.0f} WAL bytes/tx)"
                     )
-            record_means(row, runs, wal)
+            record_means(row, runs, wal, buffers)
             results.append(row)
     return results
 
@@ -1008,6 +1010,28 @@ def report(results: dict[str, Any]) -> None:
                     "WAL ratio (remember target <= 2x)",
                 ],
                 rows,
+            )
+        )
+        out.append(
+            "\nWAL bytes and shared buffers (hits + reads, pg_stat_database) per operation,"
+            " which hardly swing between runs:\n"
+        )
+        out.append(
+            table(
+                ["data set", "op", "clients", "system", "WAL B/op", "buffers/op"],
+                [
+                    [
+                        w["dataset"],
+                        w["op"],
+                        w["clients"],
+                        label[: -len(" buffers")],
+                        f"{w[label[: -len(' buffers')] + ' wal']:.0f}",
+                        f"{value:.1f}",
+                    ]
+                    for w in results["writes"]
+                    for label, value in w.items()
+                    if label.endswith(" buffers")
+                ],
             )
         )
         out.append("\nWhat the client backends waited on (pg_stat_activity samples):\n")

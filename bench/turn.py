@@ -483,6 +483,7 @@ def turn_benchmarks(
             row: dict[str, Any] = {"shape": shape, "clients": clients}
             tps: dict[str, list[float]] = {label: [] for label, _ in systems}
             wal: dict[str, list[float]] = {label: [] for label, _ in systems}
+            buffers: dict[str, list[float]] = {label: [] for label, _ in systems}
             for _round in range(rounds):
                 for label, script in systems:
                     res, row[label + " waits"] = measured_run(
@@ -496,11 +497,12 @@ def turn_benchmarks(
                     )
                     tps[label].append(res.tps)
                     wal[label].append(res.wal_per_tx)
+                    buffers[label].append(res.buffers_per_tx)
                     log(
                         f"  turn {shape:18} {clients}c {label:12} {res.tps:9.1f} tps "
                         f"(avg {res.latency_ms:.3f} ms, {res.wal_per_tx:.0f} WAL bytes/turn)"
                     )
-            record_means(row, tps, wal)
+            record_means(row, tps, wal, buffers)
             out.append(row)
     return out
 
@@ -754,6 +756,27 @@ def report(results: dict[str, Any]) -> None:
                 f"WAL ratio (target <= {WAL_TARGET}x)",
             ],
             rows,
+        )
+    )
+    out.append(
+        "\nWAL bytes and shared buffers (hits + reads, pg_stat_database) per turn,"
+        " which hardly swing between runs:\n"
+    )
+    out.append(
+        table(
+            ["shape", "clients", "system", "WAL B/turn", "buffers/turn"],
+            [
+                [
+                    r["shape"],
+                    r["clients"],
+                    label,
+                    f"{r[label + ' wal']:.0f}",
+                    f"{r[label + ' buffers']:.1f}",
+                ]
+                for r in results.get("turn", [])
+                for label in ("bare", "agent_state", "record_turn")
+                if label + " buffers" in r
+            ],
         )
     )
     out.append("\nWhat the client backends waited on (pg_stat_activity samples, last round):\n")
