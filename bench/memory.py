@@ -592,8 +592,10 @@ def summarize(lat: dict[str, list[float]]) -> dict[str, dict[str, float]]:
     }
 
 
-def explain_recall(server: Server, agent: Any, conv: Any, query: str) -> str:
-    """EXPLAIN ANALYZE of the statements inside recall (auto_explain, nested)."""
+def _recall_plans(server: Server, agent: Any, conv: Any, query: str, *, as_json: bool) -> list[str]:
+    """The plans auto_explain logs for the statements inside one recall call (the
+    second of two: cached plans, warm buffers), as text or JSON. They are logged at
+    WARNING: recall runs with client_min_messages = warning."""
     notices: list[str] = []
     with server.connect(DB) as conn:
         conn.add_notice_handler(lambda d: notices.append(d.message_primary or ""))
@@ -602,16 +604,22 @@ def explain_recall(server: Server, agent: Any, conv: Any, query: str) -> str:
             ("log_min_duration", "0"),
             ("log_analyze", "on"),
             ("log_buffers", "on"),
+            ("log_timing", "off" if as_json else "on"),
             ("log_nested_statements", "on"),
-            ("log_level", "notice"),
-            ("log_timing", "on"),
+            ("log_format", "json" if as_json else "text"),
+            ("log_level", "warning"),
         ):
             conn.execute(f"SET auto_explain.{k} = {v}")
         conn.execute(f"SET ROLE {RUNTIME_ROLE}")
-        for _ in range(2):  # second call: cached plans, warm buffers
+        for _ in range(2):
             notices.clear()
             conn.execute(PRODUCT_RECALL, {"agent": agent, "conv": conv, "query": query}).fetchall()
-    return "\n\n".join(notices)
+    return notices
+
+
+def explain_recall(server: Server, agent: Any, conv: Any, query: str) -> str:
+    """EXPLAIN ANALYZE of the statements inside recall (auto_explain, nested)."""
+    return "\n\n".join(_recall_plans(server, agent, conv, query, as_json=False))
 
 
 def _plan_nodes(node: dict[str, Any]) -> Iterator[dict[str, Any]]:
@@ -625,25 +633,7 @@ def scan_counts(server: Server, agent: Any, conv: Any, query: str) -> dict[str, 
     its statements read from memory_entries by bitmap scans (each is scored), the
     number of such statements, and the shared buffers the call touched (hit +
     read), from auto_explain's JSON plans of the nested statements."""
-    notices: list[str] = []
-    with server.connect(DB) as conn:
-        conn.add_notice_handler(lambda d: notices.append(d.message_primary or ""))
-        conn.execute("LOAD 'auto_explain'")
-        for k, v in (
-            ("log_min_duration", "0"),
-            ("log_analyze", "on"),
-            ("log_buffers", "on"),
-            ("log_timing", "off"),
-            ("log_nested_statements", "on"),
-            ("log_format", "json"),
-            # recall runs with client_min_messages = warning
-            ("log_level", "warning"),
-        ):
-            conn.execute(f"SET auto_explain.{k} = {v}")
-        conn.execute(f"SET ROLE {RUNTIME_ROLE}")
-        for _ in range(2):
-            notices.clear()
-            conn.execute(PRODUCT_RECALL, {"agent": agent, "conv": conv, "query": query}).fetchall()
+    notices = _recall_plans(server, agent, conv, query, as_json=True)
     scored = statements = buffers = 0
     for text in notices:
         start = text.find("{")
