@@ -38,7 +38,10 @@ The turn ladder (fixtures of ``bench/turn.py``, one statement per turn):
    a SECURITY DEFINER function with a pinned search_path that first calls
    ``agent_state._bind``, chained in one statement: the least any
    implementation of the five-call API can cost;
-3. ``turn``: the product's five functions, as shipped.
+3. ``turn, foreign-key checks off``: the product's five functions with the
+   foreign-key checks of the rows a turn writes switched off (its BEFORE
+   triggers derive what it writes, so they stay on);
+4. ``turn``: the product's five functions, as shipped.
 """
 
 from __future__ import annotations
@@ -120,11 +123,37 @@ WHERE c.n = :n;
 """
 
 
-def set_triggers(conn: Any, mode: str) -> None:
-    """mode: 'ALL' (every trigger off), 'USER' (own triggers off, keys on), '' (all on)."""
-    for t in MEMORY_TABLES:
+# The tables a turn writes (its foreign-key checks are what the "keys off" rung
+# switches off).
+TURN_TABLES = (
+    "prompt_snapshots",
+    "snapshot_memory",
+    "snapshot_messages",
+    "model_calls",
+    "tool_calls",
+    "tool_results",
+    "checkpoints",
+    "runs",
+)
+
+
+def set_triggers(conn: Any, mode: str, tables: tuple[str, ...] = MEMORY_TABLES) -> None:
+    """mode: 'ALL' (every trigger off), 'USER' (own triggers off, keys on), 'KEYS'
+    (only the foreign-key checks of rows written to the tables off), '' (all on)."""
+    for t in tables:
         conn.execute(f"ALTER TABLE agent_state.{t} ENABLE TRIGGER ALL")
-        if mode:
+        if mode == "KEYS":
+            # The checks on the referencing side: internal triggers of the
+            # table's own foreign keys.
+            names = conn.execute(
+                "SELECT g.tgname FROM pg_trigger AS g JOIN pg_constraint AS c"
+                " ON c.oid = g.tgconstraint AND c.contype = 'f' AND c.conrelid = g.tgrelid"
+                " WHERE g.tgrelid = %s::regclass AND g.tgisinternal",
+                [f"agent_state.{t}"],
+            ).fetchall()
+            for (name,) in names:
+                conn.execute(f'ALTER TABLE agent_state.{t} DISABLE TRIGGER "{name}"')
+        elif mode:
             conn.execute(f"ALTER TABLE agent_state.{t} DISABLE TRIGGER {mode}")
 
 
@@ -222,9 +251,10 @@ def ladder(
     seconds: float,
     rounds: int,
     defines: dict[str, object],
+    tables: tuple[str, ...] = MEMORY_TABLES,
 ) -> list[dict[str, Any]]:
     """Run every rung with pgbench, rounds interleaved; mean tps and ratio to the
-    first rung. A rung's third field switches the memory tables' triggers."""
+    first rung. A rung's third field switches the triggers of ``tables``."""
     rows: list[dict[str, Any]] = []
     for clients in clients_list:
         tps: dict[str, list[float]] = {label: [] for label, _, _ in rungs}
@@ -232,7 +262,7 @@ def ladder(
             for label, script, mode in rungs:
                 if mode is not None:
                     with conn.transaction():
-                        set_triggers(conn, mode)
+                        set_triggers(conn, mode, tables)
                 conn.execute("CHECKPOINT")
                 res = pgbench(
                     runtime,
@@ -310,10 +340,14 @@ def turn_ladder(server: Server, args: argparse.Namespace) -> list[dict[str, Any]
         conn.execute(TURN_WRAPPERS.format(runtime=RUNTIME_ROLE))
         conn.commit()
         runtime = server.dsn(TURN_DB, RUNTIME_ROLE)
+        # The turn's BEFORE triggers derive what it writes (the budget charge,
+        # checkpoint and result numbers, the prompt's hash): they cannot be
+        # switched off like remember's; its foreign-key checks can.
         rungs: list[tuple[str, str, str | None]] = [
-            ("bare", turn.BARE_ONE, None),
-            ("bare as five bound calls", TURN_BOUND, None),
-            ("turn", turn.PRODUCT_ONE, None),
+            ("bare", turn.BARE_ONE, ""),
+            ("bare as five bound calls", TURN_BOUND, ""),
+            ("turn, foreign-key checks off", turn.PRODUCT_ONE, "KEYS"),
+            ("turn", turn.PRODUCT_ONE, ""),
         ]
         # Warm-up and ANALYZE, as bench/turn.py does, so cached plans see rows.
         for label, script, _ in rungs:
@@ -335,7 +369,10 @@ def turn_ladder(server: Server, args: argparse.Namespace) -> list[dict[str, Any]
             seconds=args.seconds,
             rounds=args.rounds,
             defines={"runs": args.runs},
+            tables=TURN_TABLES,
         )
+        with conn.transaction():
+            set_triggers(conn, "", TURN_TABLES)
     server.drop_database(TURN_DB)
     return rows
 
