@@ -40,7 +40,12 @@ DECLARE
     n integer := LEAST(max_results, 1000);
     vschema name;
     hnsw name;
-    near text;
+    k integer;
+    vec_ids uuid [];
+    vec_revs integer [];
+    el_ids uuid [];
+    el_revs integer [];
+    el_times timestamptz [];
     old_iterative text;
     old_ef text;
     found_ids uuid [] := '{}';
@@ -79,90 +84,126 @@ BEGIN
     -- subject boost and recency decay in place of text_rank. The nearest are taken
     -- among the eligible revisions only (an exact scan of the agent's eligible,
     -- embedded revisions), so an ineligible one never takes an eligible one's
-    -- place. Dynamic SQL: pgvector's type and operator are named by the schema it
-    -- is installed in, which this function learns at run time.
+    -- place.
+    --
+    -- Only the nearest-neighbour statement is dynamic SQL (pgvector's type and
+    -- operator are named by the schema it is installed in, which this function
+    -- learns at run time), and it is small: a dynamic statement is planned at
+    -- every call, and planning the eligibility functions inlined into it cost
+    -- about 3 ms a call. The eligible set and the fusion are static statements
+    -- whose plans are cached.
     --
     -- A big agent (at least agent_state.hnsw_min_embeddings embeddings of the
     -- model) with the model's HNSW index (index_embeddings) takes them from the
-    -- index instead, in the same query as the agent filter and eligibility, with
+    -- index instead, in one query with the agent filter and eligibility, with
     -- pgvector's iterative index scan: the scan goes on until enough ELIGIBLE
     -- neighbours have been found (or hnsw.max_scan_tuples), so ineligible
     -- neighbours do not take their places. Relaxed order: the candidates are
     -- ordered by their distance afterwards. If the index yields fewer than were
-    -- asked for (its scan limit reached), the exact scan runs instead, in the same
-    -- statement (a one-time filter: otherwise it never runs). The ORDER BY
-    -- repeats the index expression exactly (embedding::vector(dimensions)).
+    -- asked for (its scan limit reached), the exact scan answers instead. The
+    -- ORDER BY repeats the index expression exactly (embedding::vector(dimensions)).
     IF query_embedding IS NOT NULL THEN
         vschema := agent_state._vector_schema('query_embedding');
+        k := GREATEST(50, 5 * n);
         IF as_of IS NULL THEN
             hnsw := agent_state._hnsw_index(agent, embedding_model,
                                             pg_catalog.cardinality(query_embedding));
         END IF;
-        near := pg_catalog.format($exact$
-                    SELECT e.entry_id, e.revision, e.body, e.subject_id, e.revised_at,
-                           e.embedding::%1$I.vector OPERATOR(%1$I.<=>) $7::%1$I.vector AS distance
-                    FROM (
-                        -- One primary-key probe per eligible revision, as a
-                        -- subplan: a join here is planned from statistics, and
-                        -- before the first ANALYZE of freshly loaded tables it
-                        -- became a nested loop over the whole materialized set
-                        -- for every embedding (quadratic).
-                        SELECT h.*, (
-                            SELECT x.embedding FROM agent_state.memory_embeddings AS x
-                            WHERE x.runtime_agent_id = $1 AND x.entry_id = h.entry_id
-                              AND x.revision = h.revision AND x.model = $8
-                        ) AS embedding
-                        FROM eligible AS h
-                        OFFSET 0  -- kept apart, so that the probe runs once per row
-                    ) AS e
-                    WHERE e.embedding IS NOT NULL %2$s
-                    ORDER BY 6, e.revised_at DESC, e.entry_id
-                    LIMIT $9
-            $exact$, vschema,
-            CASE WHEN hnsw IS NOT NULL THEN 'AND (SELECT pg_catalog.count(*) FROM ann) < $9' END);
         IF hnsw IS NOT NULL THEN
-            near := pg_catalog.format($ann$
-                    SELECT a.entry_id, a.revision, a.body, a.subject_id, a.revised_at, a.distance
-                    FROM ann AS a
-                    WHERE (SELECT pg_catalog.count(*) FROM ann) >= $9
-                    UNION ALL
-                    (%1$s)
-            $ann$, near);
             -- Unknown until pgvector's library is loaded: then their defaults.
             old_iterative := coalesce(pg_catalog.current_setting('hnsw.iterative_scan', true), 'off');
             old_ef := coalesce(pg_catalog.current_setting('hnsw.ef_search', true), '40');
             PERFORM pg_catalog.set_config('hnsw.iterative_scan', 'relaxed_order', true);
             PERFORM pg_catalog.set_config('hnsw.ef_search',
-                                          LEAST(GREATEST(4 * GREATEST(50, 5 * n), 200), 1000)::text,
-                                          true);
+                                          LEAST(GREATEST(4 * k, 200), 1000)::text, true);
+            -- Planned for the parameters' values (the partial index's predicate).
+            PERFORM pg_catalog.set_config('plan_cache_mode', 'force_custom_plan', true);
+            EXECUTE pg_catalog.format($ann$
+                SELECT pg_catalog.array_agg(a.entry_id ORDER BY a.distance, a.revised_at DESC, a.entry_id),
+                       pg_catalog.array_agg(a.revision ORDER BY a.distance, a.revised_at DESC, a.entry_id)
+                FROM (
+                    SELECT e.entry_id, e.current_revision AS revision, e.revised_at,
+                           x.embedding::%1$I.vector(%2$s) OPERATOR(%1$I.<=>) $2::%1$I.vector(%2$s)
+                               AS distance
+                    FROM agent_state.memory_embeddings AS x
+                    JOIN agent_state.memory_entries AS e
+                      ON e.runtime_agent_id = x.runtime_agent_id AND e.entry_id = x.entry_id
+                     AND e.current_revision = x.revision
+                    CROSS JOIN LATERAL agent_state._memory_admits(
+                        $1, e.entry_id, e.current_revision, e.visibility, e.evidence_observers,
+                        e.evidence_conversations, $3, $4, $5, NULL
+                    ) AS ok
+                    WHERE x.runtime_agent_id = $1 AND x.model = %3$L AND x.dimensions = %2$s
+                      AND e.live AND ok.admitted
+                    ORDER BY x.embedding::%1$I.vector(%2$s) OPERATOR(%1$I.<=>) $2::%1$I.vector(%2$s)
+                    LIMIT $6
+                ) AS a
+                $ann$, vschema, pg_catalog.cardinality(query_embedding), embedding_model)
+            INTO vec_ids, vec_revs
+            USING agent, query_embedding, target_conversation, target_known, target_audience, k;
+            PERFORM pg_catalog.set_config('plan_cache_mode', 'force_generic_plan', true);
+            -- The caller's settings back (they are the transaction's).
+            PERFORM pg_catalog.set_config('hnsw.iterative_scan', old_iterative, true);
+            PERFORM pg_catalog.set_config('hnsw.ef_search', old_ef, true);
+            IF coalesce(pg_catalog.cardinality(vec_ids), 0) < k THEN
+                vec_ids := NULL;  -- the index's scan limit was reached: exact
+            END IF;
         END IF;
-        -- FOR ... IN EXECUTE plans through the plan cache, which this function's
-        -- plan_cache_mode would make generic: planned for the parameters' values
-        -- instead (planned at each call anyway; the partial index's predicate and
-        -- the branches that do not apply are then known).
-        PERFORM pg_catalog.set_config('plan_cache_mode', 'force_custom_plan', true);
-        FOR entry, revision, body, subject, score, text_rank, subject_match, age IN EXECUTE
-            pg_catalog.format($hybrid$
+        IF vec_ids IS NULL THEN
+            -- The eligible revisions (a static statement), then the nearest of
+            -- them, one primary-key probe of the embedding per revision (a
+            -- subplan: a join here would be planned from statistics, and before
+            -- the first ANALYZE of freshly loaded tables it became a nested loop
+            -- over the whole eligible set for every embedding).
+            SELECT coalesce(pg_catalog.array_agg(h.entry_id), '{}'),
+                   coalesce(pg_catalog.array_agg(h.revision), '{}'),
+                   coalesce(pg_catalog.array_agg(h.revised_at), '{}')
+            INTO el_ids, el_revs, el_times
+            FROM agent_state._eligible_memory(agent, NULL, target_conversation, target_known,
+                                              target_audience, as_of) AS h;
+            EXECUTE pg_catalog.format($exact$
+                SELECT coalesce(pg_catalog.array_agg(v.id ORDER BY v.distance, v.t DESC, v.id), '{}'),
+                       coalesce(pg_catalog.array_agg(v.rev ORDER BY v.distance, v.t DESC, v.id), '{}')
+                FROM (
+                    SELECT e.id, e.rev, e.t,
+                           e.embedding::%1$I.vector OPERATOR(%1$I.<=>) $5::%1$I.vector AS distance
+                    FROM (
+                        SELECT u.id, u.rev, u.t, (
+                            SELECT x.embedding FROM agent_state.memory_embeddings AS x
+                            WHERE x.runtime_agent_id = $1 AND x.entry_id = u.id
+                              AND x.revision = u.rev AND x.model = $6
+                        ) AS embedding
+                        FROM ROWS FROM (pg_catalog.unnest($2::uuid []), pg_catalog.unnest($3::integer []),
+                                        pg_catalog.unnest($4::timestamptz [])) AS u (id, rev, t)
+                        OFFSET 0  -- kept apart, so that the probe runs once per row
+                    ) AS e
+                    WHERE e.embedding IS NOT NULL
+                    ORDER BY 4, e.t DESC, e.id
+                    LIMIT $7
+                ) AS v
+                $exact$, vschema)
+            INTO vec_ids, vec_revs
+            USING agent, el_ids, el_revs, el_times, query_embedding, embedding_model, k;
+        END IF;
+        -- The fusion (static): the lexical ranking of the eligible matches and the
+        -- vector ranking, their details read from the revisions (an eligible
+        -- current entry equals its current revision; the past is a revision).
+        FOR entry, revision, body, subject, score, text_rank, subject_match, age IN
             WITH lex AS (
                 SELECT h.entry_id, h.revision, h.body, h.subject_id, h.revised_at, h.text_rank,
                        pg_catalog.row_number() OVER (
                            ORDER BY h.text_rank DESC, h.revised_at DESC, h.entry_id) AS lr
-                FROM agent_state._eligible_memory($1, $2, $3, $4, $5, $6) AS h
-                WHERE $2 IS NOT NULL
+                FROM agent_state._eligible_memory(agent, query, target_conversation, target_known,
+                                                  target_audience, as_of) AS h
+                WHERE query IS NOT NULL
             ),
-            -- The eligible revisions once (materialized: the eligibility scan
-            -- runs once, however the rest is planned).
-            eligible AS MATERIALIZED (
-                SELECT h.entry_id, h.revision, h.body, h.subject_id, h.revised_at
-                FROM agent_state._eligible_memory($1, NULL, $3, $4, $5, $6) AS h
-            ),
-            -- The index's candidates, when there is an index.
-            %3$s
             vec AS (
-                SELECT v.entry_id, v.revision, v.body, v.subject_id, v.revised_at,
-                       pg_catalog.row_number() OVER (
-                           ORDER BY v.distance, v.revised_at DESC, v.entry_id) AS vr
-                FROM (%4$s) AS v
+                SELECT v.entry_id, v.revision, r.body, r.subject_id, r.created_at AS revised_at,
+                       v.vr
+                FROM ROWS FROM (pg_catalog.unnest(vec_ids), pg_catalog.unnest(vec_revs))
+                     WITH ORDINALITY AS v (entry_id, revision, vr)
+                JOIN agent_state.memory_revisions AS r
+                  ON r.runtime_agent_id = agent AND r.entry_id = v.entry_id AND r.revision = v.revision
             ),
             fused AS (
                 SELECT coalesce(l.entry_id, v.entry_id) AS entry_id,
@@ -177,49 +218,20 @@ BEGIN
                 FULL JOIN vec AS v ON v.entry_id = l.entry_id
             )
             SELECT t.entry_id, t.revision, t.body, t.subject_id, t.score, t.text_rank,
-                   coalesce(t.subject_id = $10, false), GREATEST($12 - t.revised_at, interval '0')
+                   coalesce(t.subject_id = current_subject, false),
+                   GREATEST(ref_time - t.revised_at, interval '0')
             FROM (
-                SELECT f.*, agent_state._memory_score(f.rrf, f.subject_id, f.revised_at, $10, $11,
-                                                      $12, $13) AS score
+                SELECT f.*, agent_state._memory_score(f.rrf, f.subject_id, f.revised_at,
+                                                      current_subject, boost, ref_time,
+                                                      half_life_s) AS score
                 FROM fused AS f
             ) AS t
             ORDER BY t.score DESC, t.revised_at DESC, t.entry_id
-            LIMIT $14
-            $hybrid$, vschema, hnsw,
-            CASE WHEN hnsw IS NOT NULL THEN pg_catalog.format($cand$
-            ann AS MATERIALIZED (
-                SELECT e.entry_id, e.current_revision AS revision, e.body, e.subject_id,
-                       e.revised_at,
-                       x.embedding::%1$I.vector(%2$s) OPERATOR(%1$I.<=>) $7::%1$I.vector(%2$s)
-                           AS distance
-                FROM agent_state.memory_embeddings AS x
-                JOIN agent_state.memory_entries AS e
-                  ON e.runtime_agent_id = x.runtime_agent_id AND e.entry_id = x.entry_id
-                 AND e.current_revision = x.revision
-                CROSS JOIN LATERAL agent_state._memory_admits(
-                    $1, e.entry_id, e.current_revision, e.visibility, e.evidence_observers,
-                    e.evidence_conversations, $3, $4, $5, NULL
-                ) AS ok
-                WHERE x.runtime_agent_id = $1 AND x.model = %3$L AND x.dimensions = %2$s
-                  AND e.live AND ok.admitted
-                ORDER BY x.embedding::%1$I.vector(%2$s) OPERATOR(%1$I.<=>) $7::%1$I.vector(%2$s)
-                LIMIT $9
-            ),$cand$, vschema, pg_catalog.cardinality(query_embedding), embedding_model)
-            END,
-            near)
-            USING agent, query, target_conversation, target_known, target_audience, as_of,
-                  query_embedding, embedding_model, GREATEST(50, 5 * n), current_subject, boost,
-                  ref_time, half_life_s, n
+            LIMIT n
         LOOP
             found_ids := found_ids || entry;
             RETURN NEXT;
         END LOOP;
-        IF hnsw IS NOT NULL THEN
-            -- The caller's settings back (they are the transaction's).
-            PERFORM pg_catalog.set_config('hnsw.iterative_scan', old_iterative, true);
-            PERFORM pg_catalog.set_config('hnsw.ef_search', old_ef, true);
-        END IF;
-        PERFORM pg_catalog.set_config('plan_cache_mode', 'force_generic_plan', true);
         IF fill AND pg_catalog.cardinality(found_ids) < n THEN
             -- context_for: the newest other eligible entries fill up.
             RETURN QUERY
