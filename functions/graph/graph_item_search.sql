@@ -70,7 +70,9 @@ BEGIN
     ) AS e
     WHERE i.runtime_agent_id = agent
       AND i.namespace[1:pg_catalog.cardinality(namespace_prefix)] = namespace_prefix
-      AND (item_key IS NULL OR i.key = item_key)
+      -- With item_key, one item: that key in exactly that namespace (a get reads
+      -- it by primary key, whatever lies under the namespace).
+      AND (item_key IS NULL OR (i.key = item_key AND i.namespace = namespace_prefix))
     ORDER BY 6 DESC NULLS LAST, e.revised_at DESC, i.namespace, i.key
     LIMIT max_results OFFSET skip;
 END
@@ -79,7 +81,7 @@ $$;
 COMMENT ON FUNCTION agent_state.graph_item_search(uuid, text [], text, jsonb, integer, integer, uuid, text) IS
 'graph_item_search(agent, namespace_prefix, query => null, filter => null, max_results => 10, '
 'skip => 0, conversation => null, item_key => null) -> (namespace, key, value, created_at, '
-'updated_at, score) (for the LangGraph store): live items under the prefix (item_key: that '
-'one; get is this), '
+'updated_at, score) (for the LangGraph store): live items under the prefix (with item_key, '
+'the one item of that key in exactly the namespace namespace_prefix; get is this), '
 'value containing filter, matching any word of query (score: its rank), newest first otherwise. '
 'With a conversation, only items eligible for its context. Reads only.';

@@ -445,10 +445,10 @@ class StoreAPI:
     ) -> list[GraphItem]:
         """graph_item_search(agent, namespace_prefix, query => null, filter => null, max_results =>
         10, skip => 0, conversation => null, item_key => null) -> (namespace, key, value,
-        created_at, updated_at, score) (for the LangGraph store): live items under the prefix
-        (item_key: that one; get is this), value containing filter, matching any word of query
-        (score: its rank), newest first otherwise. With a conversation, only items eligible for its
-        context. Reads only.
+        created_at, updated_at, score) (for the LangGraph store): live items under the prefix (with
+        item_key, the one item of that key in exactly the namespace namespace_prefix; get is this),
+        value containing filter, matching any word of query (score: its rank), newest first
+        otherwise. With a conversation, only items eligible for its context. Reads only.
         """
         return self._call(
             F.graph_item_search,
@@ -1668,10 +1668,10 @@ class AsyncStoreAPI:
     ) -> list[GraphItem]:
         """graph_item_search(agent, namespace_prefix, query => null, filter => null, max_results =>
         10, skip => 0, conversation => null, item_key => null) -> (namespace, key, value,
-        created_at, updated_at, score) (for the LangGraph store): live items under the prefix
-        (item_key: that one; get is this), value containing filter, matching any word of query
-        (score: its rank), newest first otherwise. With a conversation, only items eligible for its
-        context. Reads only.
+        created_at, updated_at, score) (for the LangGraph store): live items under the prefix (with
+        item_key, the one item of that key in exactly the namespace namespace_prefix; get is this),
+        value containing filter, matching any word of query (score: its rank), newest first
+        otherwise. With a conversation, only items eligible for its context. Reads only.
         """
         return await self._call(
             F.graph_item_search,

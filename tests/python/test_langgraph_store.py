@@ -127,6 +127,20 @@ def test_not_json_values_are_refused_naming_the_key(ops_store: AgentStateStore) 
         ops_store.put(("ns",), "k1", {"v": object()})
 
 
+def test_get_reads_exactly_its_namespace(ops_store: AgentStateStore) -> None:
+    # Newer items of the same key in namespaces under it must not hide it (the
+    # SQL read once took the newest items under the prefix, then filtered).
+    ops_store.put(("users",), "k", {"text": "the one"})
+    ops_store.put(("users", "a"), "k", {"text": "below"})
+    ops_store.put(("users", "b"), "k", {"text": "below too"})
+    item = ops_store.get(("users",), "k")
+    assert item is not None and item.value == {"text": "the one"}
+    rows = ops_store.store.graph_item_search(
+        agent=ops_store.agent, namespace_prefix=["users"], item_key="k", max_results=1
+    )
+    assert [(tuple(r.namespace), r.key) for r in rows] == [(("users",), "k")]
+
+
 def test_items_are_memory_entries_with_history(ops_store: AgentStateStore, dsn: str) -> None:
     ops_store.put(("users",), "alice", {"text": "likes tea"})
     ops_store.put(("users",), "alice", {"text": "likes green tea"})

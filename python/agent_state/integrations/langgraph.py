@@ -498,11 +498,10 @@ class AgentStateStore(BaseStore):
         s, agent = self.store, self.agent
         if isinstance(op, GetOp):
             rows = s.graph_item_search(
-                agent=agent, namespace_prefix=op.namespace, item_key=op.key, max_results=1000,
+                agent=agent, namespace_prefix=op.namespace, item_key=op.key, max_results=1,
                 conversation=self.conversation,
             )  # fmt: skip
-            exact = [r for r in rows if tuple(r.namespace) == tuple(op.namespace)]
-            return _item(exact[0], search=False) if exact else None
+            return _item(rows[0], search=False) if rows else None
         if isinstance(op, SearchOp):
             rows = s.graph_item_search(
                 agent=agent, namespace_prefix=op.namespace_prefix, query=op.query or None,
@@ -572,11 +571,10 @@ class AsyncAgentStateStore(BaseStore):
         s, agent = self.store, self.agent
         if isinstance(op, GetOp):
             rows = await s.graph_item_search(
-                agent=agent, namespace_prefix=op.namespace, item_key=op.key, max_results=1000,
+                agent=agent, namespace_prefix=op.namespace, item_key=op.key, max_results=1,
                 conversation=self.conversation,
             )  # fmt: skip
-            exact = [r for r in rows if tuple(r.namespace) == tuple(op.namespace)]
-            return _item(exact[0], search=False) if exact else None
+            return _item(rows[0], search=False) if rows else None
         if isinstance(op, SearchOp):
             rows = await s.graph_item_search(
                 agent=agent, namespace_prefix=op.namespace_prefix, query=op.query or None,
