@@ -14,13 +14,19 @@ from uuid import UUID
 
 __all__ = [
     "ActivePersona",
+    "GraphCheckpoint",
+    "GraphItem",
+    "GraphNamespace",
     "MemoryRef",
     "MemoryRevision",
+    "MemoryState",
+    "PendingEmbedding",
     "PersonaRevision",
     "RecallHit",
     "SnapshotSource",
     "ToolAuthorization",
     "ToolGrantRevision",
+    "Violation",
 ]
 
 

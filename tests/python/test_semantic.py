@@ -11,7 +11,7 @@ import hashlib
 import math
 from collections.abc import Iterator, Sequence
 from typing import Any
-from uuid import UUID, uuid4
+from uuid import uuid4
 
 import psycopg
 import pytest
@@ -110,15 +110,35 @@ def test_attach_pending_and_recall(vstore: Store) -> None:
     assert [h.body for h in hits] == ["Alice is allergic to peanuts"]  # its words win
 
 
-def test_the_embedder_hook_fills_pending_embeddings(vstore: Store) -> None:
-    sc = scene(vstore)
-    assert vstore.embed_pending(agent=sc["agent"]) == 2
-    assert vstore.pending_embeddings(agent=sc["agent"], model="fake") == []
-    assert vstore.embed_pending(agent=sc["agent"]) == 0
-    # recall embeds the query with the store's model when none is given.
-    hits = vstore.recall(agent=sc["agent"], query="where does Alice live?", conversation=sc["dm"])
-    assert hits[0].body == "Alice lives in Lisbon"
-    assert hits[0].text_rank > 0 or hits[0].score > 0
+def test_the_embedder_hook_fills_pending_embeddings(vector_db: str) -> None:
+    calls: list[list[str]] = []
+
+    def counting(texts: list[str]) -> list[list[float]]:
+        calls.append(list(texts))
+        return fake_embedder(texts)
+
+    with Store(vector_db, embedder=counting, embedding_model="fake") as vstore:
+        sc = scene(vstore)
+        assert vstore.embed_pending(agent=sc["agent"]) == 2
+        assert vstore.pending_embeddings(agent=sc["agent"], model="fake") == []
+        assert vstore.embed_pending(agent=sc["agent"]) == 0
+        # recall and context_for embed the query with the store's embedder and
+        # default model when none is given: the vector axis ranks a memory that
+        # shares no word with the query.
+        calls.clear()
+        hits = vstore.recall(agent=sc["agent"], query="Lisbon", conversation=sc["dm"], match="any")
+        assert calls == [["Lisbon"]]
+        assert hits[0].body == "Alice lives in Lisbon"
+        vector_only = [h for h in hits if h.text_rank == 0]
+        assert vector_only and all(h.score > 0 for h in vector_only), hits
+        # context_for takes the store's default model with a given query embedding.
+        context = vstore.context_for(
+            agent=sc["agent"], conversation=sc["dm"], query_embedding=fake_embedder(["Lisbon"])[0]
+        )
+        assert {h.body for h in context if h.score > 0} == {
+            "Alice lives in Lisbon",
+            "Alice is allergic to peanuts",
+        }, context
 
 
 def test_a_wrong_embedder_is_refused(vector_db: str) -> None:
@@ -138,13 +158,17 @@ async def test_async_store_has_the_hook(vector_db: str) -> None:
         sc = scene(s)
     async with AsyncStore(vector_db, embedder=fake_embedder, embedding_model="fake") as a:
         assert await a.embed_pending(agent=sc["agent"]) == 2
-        hits = await a.recall(agent=sc["agent"], query="peanuts", conversation=sc["dm"])
+        hits = await a.recall(
+            agent=sc["agent"], query="peanuts", conversation=sc["dm"], match="any"
+        )
         assert hits[0].body == "Alice is allergic to peanuts"
+        # The other memory shares no word with the query: only the embedding ranks it.
+        assert any(h.text_rank == 0 and h.score > 0 for h in hits), hits
 
 
 def test_pgvector_created_before_agent_state(admin_dsn: str) -> None:
     """A database where vector existed before agent_state was installed."""
-    name = f"as_sem_before_{UUID(int=1).hex[:6]}"
+    name = f"as_sem_before_{uuid4().hex[:8]}"
     with psycopg.connect(admin_dsn, autocommit=True) as admin:
         if (
             admin.execute("SELECT 1 FROM pg_available_extensions WHERE name = 'vector'").fetchone()
