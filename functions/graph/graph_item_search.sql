@@ -55,9 +55,15 @@ BEGIN
     CROSS JOIN LATERAL (
         SELECT m.entry_id, m.revised_at, m.tsv, v.value
         FROM agent_state.memory_entries AS m
-        JOIN agent_state.graph_item_values AS v
-          ON v.runtime_agent_id = m.runtime_agent_id AND v.entry_id = m.entry_id
-         AND v.revision = m.current_revision
+        -- The value of the newest revision that has one: an entry amended
+        -- through amend() (not the store) keeps its item and its last value.
+        CROSS JOIN LATERAL (
+            SELECT w.value FROM agent_state.graph_item_values AS w
+            WHERE w.runtime_agent_id = m.runtime_agent_id AND w.entry_id = m.entry_id
+              AND w.revision <= m.current_revision
+            ORDER BY w.revision DESC
+            LIMIT 1
+        ) AS v
         CROSS JOIN LATERAL agent_state._memory_admits(
             agent, m.entry_id, m.current_revision, m.visibility, m.evidence_observers,
             m.evidence_conversations, conversation, t.known, t.audience, NULL

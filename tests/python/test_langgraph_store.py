@@ -141,6 +141,24 @@ def test_get_reads_exactly_its_namespace(ops_store: AgentStateStore) -> None:
     assert [(tuple(r.namespace), r.key) for r in rows] == [(("users",), "k")]
 
 
+def test_an_entry_amended_outside_the_store_keeps_its_item(
+    ops_store: AgentStateStore, dsn: str
+) -> None:
+    ops_store.put(("users",), "bob", {"text": "likes coffee"})
+    with psycopg.connect(dsn) as conn:
+        entry = conn.execute(
+            "SELECT entry_id FROM agent_state.graph_items WHERE runtime_agent_id = %s",
+            [ops_store.agent],
+        ).fetchone()
+    assert entry is not None
+    ops_store.store.amend(
+        agent=ops_store.agent, entry=entry[0], body="likes coffee, black", expected_revision=1
+    )
+    item = ops_store.get(("users",), "bob")
+    assert item is not None and item.value == {"text": "likes coffee"}
+    assert [i.key for i in ops_store.search(("users",))] == ["bob"]
+
+
 def test_items_are_memory_entries_with_history(ops_store: AgentStateStore, dsn: str) -> None:
     ops_store.put(("users",), "alice", {"text": "likes tea"})
     ops_store.put(("users",), "alice", {"text": "likes green tea"})
