@@ -151,6 +151,17 @@ CREATE TRIGGER graph_writes_guard
 BEFORE UPDATE OR DELETE ON agent_state.graph_writes
 FOR EACH ROW EXECUTE FUNCTION agent_state._guard_graph_payload();
 
+-- Direct DML may delete only what a purge of its transaction lists.
+CREATE TRIGGER graph_checkpoints_purge_listed
+BEFORE DELETE ON agent_state.graph_checkpoints
+FOR EACH ROW WHEN (NOT agent_state._own_write())
+EXECUTE FUNCTION agent_state._guard_graph_purge_listed();
+
+CREATE TRIGGER graph_writes_purge_listed
+BEFORE DELETE ON agent_state.graph_writes
+FOR EACH ROW WHEN (NOT agent_state._own_write())
+EXECUTE FUNCTION agent_state._guard_graph_purge_listed();
+
 -- LangGraph store items (AgentStateStore): each (namespace, key) of an agent is a
 -- memory entry, so it has revisions, provenance and eligibility; its JSON value is
 -- kept per revision. A put of an existing live key amends the entry, a delete

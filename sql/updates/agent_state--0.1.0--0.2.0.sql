@@ -91,6 +91,7 @@ $drop$;
 -- include: functions/graph/_graph_purge.sql
 -- include: functions/graph/_graph_thread.sql
 -- include: functions/graph/_guard_graph_payload.sql
+-- include: functions/graph/_guard_graph_purge_listed.sql
 -- include: functions/graph/_need_graph_namespace.sql
 -- include: functions/graph/graph_copy_thread.sql
 -- include: functions/graph/graph_delete_for_runs.sql

@@ -8,7 +8,7 @@
 --      only the schema owner's own direct writes skip the checks, and verify()
 --      reports what they let through.
 BEGIN;
-SELECT plan(15);
+SELECT plan(17);
 
 DO $roles$
 BEGIN
@@ -26,14 +26,18 @@ SELECT ok(pg_catalog.pg_get_triggerdef(g.oid) LIKE '%NOT agent_state._own_write(
           g.tgname || ': skipped for the product''s own writes')
 FROM pg_catalog.pg_trigger AS g
 WHERE g.tgrelid::regclass::text IN ('agent_state.memory_entries', 'agent_state.memory_revisions',
-                                    'agent_state.prompt_snapshots')
+                                    'agent_state.prompt_snapshots', 'agent_state.graph_checkpoints',
+                                    'agent_state.graph_writes')
   AND g.tgname IN ('memory_entries_insert_check', 'memory_entries_revision_check',
-                   'memory_revisions_evidence_check', 'prompt_snapshots_sources_check')
+                   'memory_revisions_evidence_check', 'prompt_snapshots_sources_check',
+                   -- a purge deletes exactly what it lists (_graph_purge); direct DML
+                   -- is tested in tests/python/test_langgraph_saver.py
+                   'graph_checkpoints_purge_listed', 'graph_writes_purge_listed')
 ORDER BY g.tgname;
 SELECT is((SELECT pg_catalog.count(*)::integer FROM pg_catalog.pg_trigger AS g
            WHERE g.tgrelid::regclass::text LIKE 'agent_state.%'
              AND pg_catalog.pg_get_triggerdef(g.oid) LIKE '%_own_write()%'),
-          4, 'no other trigger skips anything for the owner');
+          6, 'no other trigger skips anything for the owner');
 
 SELECT is(agent_state._own_write(), true, 'the schema owner''s writes are the product''s own');
 SET ROLE t520_dba;

@@ -13,6 +13,7 @@ from uuid import UUID, uuid4
 
 import psycopg
 import pytest
+from psycopg.types.json import Jsonb
 
 import agent_state
 from agent_state import AsyncStore, Store
@@ -155,6 +156,39 @@ def test_purges_are_audited_and_the_ledger_stays(saver: AgentStateSaver, dsn: st
                 " WHERE runtime_agent_id = %s",
                 [saver.agent],
             )
+
+
+def test_direct_dml_deletes_only_what_its_purge_lists(saver: AgentStateSaver, dsn: str) -> None:
+    """A role other than the owner (here a superuser) that writes a purge record may
+    delete the checkpoints it lists, and nothing else of the thread."""
+    thread = str(uuid4())
+    a = put(saver, thread, run_id="r1")
+    b = put(saver, thread, a, run_id="r1")
+    listed = {"checkpoint_ns": "", "checkpoint_id": a["configurable"]["checkpoint_id"]}
+    role = f"as_purger_{uuid4().hex[:8]}"
+    with psycopg.connect(dsn) as conn:  # one transaction, rolled back
+        conn.execute(f"CREATE ROLE {role} SUPERUSER")
+        conn.execute(f"SET ROLE {role}")
+        conn.execute(
+            "INSERT INTO agent_state.graph_purges (runtime_agent_id, thread_id, reason, removed)"
+            " VALUES (%s, %s, 'by hand', %s)",
+            [saver.agent, thread, Jsonb({"checkpoints": [listed]})],
+        )
+        conn.execute("SAVEPOINT s")
+        with pytest.raises(psycopg.errors.InsufficientPrivilege, match="not listed"):
+            conn.execute(
+                "DELETE FROM agent_state.graph_checkpoints"
+                " WHERE runtime_agent_id = %s AND thread_id = %s AND checkpoint_id = %s",
+                [saver.agent, thread, b["configurable"]["checkpoint_id"]],
+            )
+        conn.execute("ROLLBACK TO SAVEPOINT s")
+        deleted = conn.execute(
+            "DELETE FROM agent_state.graph_checkpoints"
+            " WHERE runtime_agent_id = %s AND thread_id = %s AND checkpoint_id = %s",
+            [saver.agent, thread, a["configurable"]["checkpoint_id"]],
+        ).rowcount
+        assert deleted == 1
+        conn.rollback()
 
 
 def test_a_role_that_may_not_act_for_the_agent_is_refused(
