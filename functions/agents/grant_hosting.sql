@@ -17,8 +17,11 @@ BEGIN
     INSERT INTO agent_state.agent_hosts (runtime_agent_id, host, host_name)
     SELECT agent, host, r.rolname FROM pg_catalog.pg_roles AS r WHERE r.oid = host
     -- A row left behind by a dropped role whose OID this role now has names the
-    -- old role and grants nothing (_holds_hosting): granting takes it over.
-    ON CONFLICT ON CONSTRAINT agent_hosts_pkey DO UPDATE SET host_name = excluded.host_name
+    -- old role and grants nothing (_holds_hosting): granting takes it over, and
+    -- the row then says who granted it to the new role, and when.
+    ON CONFLICT ON CONSTRAINT agent_hosts_pkey DO UPDATE
+    SET host_name = excluded.host_name, created_at = pg_catalog.clock_timestamp(),
+        created_by = agent_state._caller()
     WHERE agent_hosts.host_name OPERATOR(pg_catalog.<>) excluded.host_name;
 END
 $$;

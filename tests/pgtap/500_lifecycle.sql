@@ -8,7 +8,7 @@
 -- pg_temp.seen (pg_temp.sqlstate_of runs a statement and returns its SQLSTATE) and
 -- asserted afterwards.
 BEGIN;
-SELECT plan(36);
+SELECT plan(37);
 
 CREATE ROLE t500_op IN ROLE agent_state_operator;
 CREATE ROLE t500_ra LOGIN IN ROLE agent_state_runtime;
@@ -158,7 +158,8 @@ SELECT lives_ok($$SELECT * FROM agent_state.active_persona(pg_temp.id('a'))$$, '
 RESET ROLE;
 -- A row whose OID names a role of another name: what a dropped role's row becomes
 -- once a new role gets its OID.
-UPDATE agent_state.agent_hosts SET host_name = 't500_someone_else'
+UPDATE agent_state.agent_hosts SET host_name = 't500_someone_else', created_by = 'nobody',
+    created_at = '2000-01-01'
 WHERE runtime_agent_id = pg_temp.id('a') AND host = 't500_ra'::regrole;
 SET ROLE t500_ra;
 SELECT throws_ok($$SELECT * FROM agent_state.active_persona(pg_temp.id('a'))$$, '42501', NULL,
@@ -172,6 +173,10 @@ SET ROLE t500_op;
 SELECT lives_ok($$SELECT agent_state.grant_hosting(pg_temp.id('a'), 't500_ra')$$,
                 'granting the role again takes the row over');
 RESET ROLE;
+SELECT is((SELECT h.created_by::text || ' ' || (h.created_at > '2000-01-02')::text
+           FROM agent_state.agent_hosts AS h
+           WHERE h.runtime_agent_id = pg_temp.id('a') AND h.host = 't500_ra'::regrole),
+          't500_op true', '... stamped with who granted it to the new role, and when');
 SET ROLE t500_ra;
 SELECT lives_ok($$SELECT * FROM agent_state.active_persona(pg_temp.id('a'))$$, 'and the host acts again');
 RESET ROLE;
