@@ -98,7 +98,12 @@ CREATE TABLE agent_state.graph_writes (
     -- The thread, not the checkpoint: LangGraph may store writes before it stores
     -- their checkpoint (it saves checkpoints in the background).
     CONSTRAINT graph_writes_thread_fkey FOREIGN KEY (runtime_agent_id, thread_id)
-    REFERENCES agent_state.graph_threads (runtime_agent_id, thread_id)
+    REFERENCES agent_state.graph_threads (runtime_agent_id, thread_id),
+    -- The limits of graph_checkpoints, and of the other keys the saver passes.
+    CONSTRAINT graph_writes_id_check CHECK (checkpoint_id <> '' AND length(checkpoint_id) <= 200),
+    CONSTRAINT graph_writes_ns_check CHECK (length(checkpoint_ns) <= 1000),
+    CONSTRAINT graph_writes_task_check CHECK (task_id <> '' AND length(task_id) <= 1000),
+    CONSTRAINT graph_writes_channel_check CHECK (length(channel) <= 1000 AND length(value_type) <= 1000)
 );
 
 COMMENT ON TABLE agent_state.graph_writes IS

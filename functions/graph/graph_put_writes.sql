@@ -20,6 +20,9 @@ BEGIN
     PERFORM agent_state._bind(agent);
     PERFORM agent_state._need_text(thread_id, 'thread_id', 1000);
     PERFORM agent_state._need(checkpoint_ns, 'checkpoint_ns');
+    IF pg_catalog.length(checkpoint_ns) > 1000 THEN
+        RAISE EXCEPTION USING ERRCODE = '22023', MESSAGE = 'checkpoint_ns: longer than 1000 characters';
+    END IF;
     PERFORM agent_state._need_text(checkpoint_id, 'checkpoint_id', 200);
     PERFORM agent_state._need_text(task_id, 'task_id', 1000);
     IF idxs IS NULL OR channels IS NULL OR value_types IS NULL OR writes_values IS NULL THEN
@@ -29,6 +32,13 @@ BEGIN
             AND pg_catalog.cardinality(idxs) = pg_catalog.cardinality(value_types)
             AND pg_catalog.cardinality(idxs) = pg_catalog.cardinality(writes_values)) THEN
         RAISE EXCEPTION USING ERRCODE = '22023', MESSAGE = 'idxs: the write arrays must have one length';
+    END IF;
+    IF EXISTS (
+        SELECT FROM ROWS FROM (pg_catalog.unnest(channels), pg_catalog.unnest(value_types)) AS u (c, t)
+        WHERE u.c IS NULL OR u.t IS NULL OR pg_catalog.length(u.c) > 1000 OR pg_catalog.length(u.t) > 1000
+    ) THEN
+        RAISE EXCEPTION USING
+            ERRCODE = '22023', MESSAGE = 'channels, value_types: every channel and value type is 1 to 1000 characters';
     END IF;
     -- Writes may reach the database before their checkpoint (LangGraph saves
     -- checkpoints in the background): they belong to the thread, not to a stored

@@ -216,6 +216,21 @@ def test_a_transaction_pooler_setting(dsn: str) -> None:
         assert len(list(saver.list(generate_config(thread)))) == 8
 
 
+@pytest.mark.parametrize(
+    "field, value",
+    [("checkpoint_ns", "n" * 1001), ("channels", ["c" * 1001]), ("value_types", ["t" * 1001])],
+)
+def test_overlong_write_keys_are_refused(saver: AgentStateSaver, field: str, value: Any) -> None:
+    args: dict[str, Any] = {
+        "agent": saver.agent, "thread_id": str(uuid4()), "checkpoint_ns": "",
+        "checkpoint_id": "1", "task_id": "t", "task_path": "", "idxs": [0],
+        "channels": ["c"], "value_types": ["json"], "writes_values": [b"{}"],
+    }  # fmt: skip
+    args[field] = value
+    with pytest.raises(agent_state.InvalidArgument, match=field.rstrip("s")):
+        saver.store.graph_put_writes(**args)
+
+
 def test_not_json_metadata_is_refused(saver: AgentStateSaver) -> None:
     with pytest.raises(agent_state.InvalidArgument, match=r"metadata\.bad"):
         saver.put(generate_config(), generate_checkpoint(), generate_metadata(bad=object()), {})
