@@ -5,7 +5,7 @@
 -- such a row names a role of another name and grants nothing. (A renamed role
 -- loses its hosting the same way, until an operator grants it again.)
 --
--- LANGUAGE sql without a SET clause so that it inlines into _bind, _may_act and
+-- LANGUAGE sql without a SET clause so that it inlines into _bind and
 -- _hosted_agents, which pin the search_path; not granted to anyone.
 CREATE FUNCTION agent_state._holds_hosting(role name, host regrole, host_name name)
 RETURNS boolean

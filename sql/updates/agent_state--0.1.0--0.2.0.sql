@@ -19,6 +19,9 @@
 SET LOCAL search_path = pg_catalog, pg_temp;
 SET LOCAL check_function_bodies = off;
 
+-- A function nothing called any more (_bind is the one perspective check).
+DROP FUNCTION agent_state._may_act(uuid);
+
 -- Functions whose signature changed.
 DROP FUNCTION agent_state._run_budget(agent_state.runs);
 DROP FUNCTION agent_state.recall(uuid, text, uuid, uuid, integer, timestamptz);
@@ -67,7 +70,6 @@ $drop$;
 -- include: functions/core/_holds_hosting.sql
 -- include: functions/core/_hosted_agents.sql
 -- include: functions/core/_json_within.sql
--- include: functions/core/_may_act.sql
 -- include: functions/core/_need_text.sql
 -- include: functions/core/_number_per_agent.sql
 -- include: functions/core/_own_write.sql

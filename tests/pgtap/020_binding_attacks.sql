@@ -117,7 +117,8 @@ SELECT throws_ok($$SELECT agent_state._bind(pg_temp.id('b'))$$, '42501', NULL, '
 SELECT throws_ok($$SELECT agent_state._activate_persona(pg_temp.id('b'), 2)$$, '42501',
                  NULL, '_activate_persona is not executable');
 SELECT throws_ok($$SELECT agent_state._lock_agent(pg_temp.id('b'))$$, '42501', NULL, '_lock_agent is not executable');
-SELECT throws_ok($$SELECT agent_state._may_act(pg_temp.id('b'))$$, '42501', NULL, '_may_act is not executable');
+SELECT throws_ok($$SELECT agent_state._charge_run(pg_temp.id('b'), gen_random_uuid(), 0, 0, 1)$$, '42501', NULL,
+                 '_charge_run is not executable (no charging another agent''s budget)');
 SELECT throws_ok($$SELECT * FROM agent_state.agents$$, '42501', NULL, 'tables are not readable without a grant');
 SELECT throws_ok($$INSERT INTO agent_state.agent_hosts VALUES (pg_temp.id('b'), 1, 'x', now(), 'x')$$, '42501',
                  NULL, 'hosting cannot be inserted without a grant');
