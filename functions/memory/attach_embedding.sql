@@ -51,16 +51,19 @@ BEGIN
             MESSAGE = pg_catalog.format('embedding: model %L has %s dimensions in this agent, not %s',
                                         model, dims, pg_catalog.cardinality(embedding));
     END IF;
-    BEGIN
-        INSERT INTO agent_state.memory_embeddings
-            (runtime_agent_id, entry_id, revision, model, dimensions, embedding)
-        VALUES (agent, entry, revision, model, dims, embedding);
-    EXCEPTION WHEN unique_violation THEN
+    -- ON CONFLICT rather than an exception block: no subtransaction per call on
+    -- the embedding worker's path (a concurrent insert of the same key is waited
+    -- for, then found).
+    INSERT INTO agent_state.memory_embeddings
+        (runtime_agent_id, entry_id, revision, model, dimensions, embedding)
+    VALUES (agent, entry, revision, model, dims, embedding)
+    ON CONFLICT ON CONSTRAINT memory_embeddings_pkey DO NOTHING;
+    IF NOT FOUND THEN
         RAISE EXCEPTION USING
             ERRCODE = '23505',
             MESSAGE = pg_catalog.format('revision: revision %s of entry %s already has an embedding '
                                         'of model %L', revision, entry, model);
-    END;
+    END IF;
 END
 $$;
 
