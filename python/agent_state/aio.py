@@ -23,14 +23,21 @@ from .store import Embedder, default_dsn
 __all__ = ["AsyncStore", "connect_async"]
 
 
-async def connect_async(dsn: str | None = None, *, autocommit: bool = True) -> AsyncStore:
+async def connect_async(
+    dsn: str | None = None,
+    *,
+    autocommit: bool = True,
+    embedder: Embedder | None = None,
+    embedding_model: str | None = None,
+) -> AsyncStore:
     """Open an async connection and return an :class:`AsyncStore` that owns it.
 
-    The DSN comes from ``dsn``, else ``$AGENT_STATE_DSN``, else ``$DATABASE_URL``.
+    The DSN comes from ``dsn``, else ``$AGENT_STATE_DSN``, else ``$DATABASE_URL``;
+    ``embedder`` and ``embedding_model`` as for :func:`~agent_state.connect`.
     """
     with _mapped():
         conn = await psycopg.AsyncConnection.connect(default_dsn(dsn), autocommit=autocommit)
-    return AsyncStore(conn, owned=True)
+    return AsyncStore(conn, owned=True, embedder=embedder, embedding_model=embedding_model)
 
 
 class AsyncStore(AsyncStoreAPI):

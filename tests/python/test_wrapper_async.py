@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import AsyncIterator
 from uuid import UUID, uuid4
 
@@ -101,6 +102,25 @@ async def test_connect_async(dsn: str, monkeypatch: pytest.MonkeyPatch) -> None:
     s = await agent_state.connect_async()
     try:
         assert await s.version() == agent_state.__version__
+    finally:
+        await s.close()
+
+
+async def test_connect_async_takes_the_embedder(dsn: str) -> None:
+    texts: list[str] = []
+
+    def embedder(batch: list[str]) -> list[list[float]]:
+        texts.extend(batch)
+        return [[1.0, 0.0] for _ in batch]
+
+    s = await agent_state.connect_async(dsn, embedder=embedder, embedding_model="m")
+    try:
+        agent = await s.create_agent(handle=f"async-embed-{uuid4()}")
+        # recall embeds its query with the store's embedder before calling SQL
+        # (which, on a server without pgvector, then refuses the embedding).
+        with contextlib.suppress(agent_state.Error):
+            await s.recall(agent=agent, query="where does Alice live?")
+        assert texts == ["where does Alice live?"]
     finally:
         await s.close()
 
