@@ -214,7 +214,7 @@ COMMENT ON TABLE agent_state.snapshot_messages IS
 
 CREATE TRIGGER prompt_snapshots_before_insert
 BEFORE INSERT ON agent_state.prompt_snapshots
-FOR EACH ROW WHEN (NOT agent_state._restoring())
+FOR EACH ROW WHEN (NOT agent_state._restoring() AND NOT agent_state._own_write())
 EXECUTE FUNCTION agent_state._snapshot_before_insert();
 
 CREATE TRIGGER prompt_snapshots_append_only
@@ -360,12 +360,12 @@ COMMENT ON TABLE agent_state.checkpoints IS
 
 CREATE TRIGGER model_calls_before_insert
 BEFORE INSERT ON agent_state.model_calls
-FOR EACH ROW WHEN (NOT agent_state._restoring())
+FOR EACH ROW WHEN (NOT agent_state._restoring() AND NOT agent_state._own_write())
 EXECUTE FUNCTION agent_state._model_call_before_insert();
 
 CREATE TRIGGER tool_calls_before_insert
 BEFORE INSERT ON agent_state.tool_calls
-FOR EACH ROW WHEN (NOT agent_state._restoring())
+FOR EACH ROW WHEN (NOT agent_state._restoring() AND NOT agent_state._own_write())
 EXECUTE FUNCTION agent_state._tool_call_before_insert();
 
 CREATE TRIGGER tool_results_before_insert
@@ -375,7 +375,7 @@ EXECUTE FUNCTION agent_state._tool_result_before_insert();
 
 CREATE TRIGGER checkpoints_before_insert
 BEFORE INSERT ON agent_state.checkpoints
-FOR EACH ROW WHEN (NOT agent_state._restoring())
+FOR EACH ROW WHEN (NOT agent_state._restoring() AND NOT agent_state._own_write())
 EXECUTE FUNCTION agent_state._checkpoint_before_insert();
 
 CREATE TRIGGER model_calls_append_only

@@ -18,10 +18,16 @@ BEGIN
     IF NOT EXISTS (SELECT FROM agent_state.runs AS r WHERE r.runtime_agent_id = agent AND r.run_id = run) THEN
         PERFORM agent_state._need_run(agent, run);
     END IF;
-    -- The insert trigger locks the run, refuses a finished one (55000) and takes
-    -- the next number.
+    -- What the insert trigger does for other writers (it skips the extension's
+    -- own): lock the run, refuse a finished one (55000), take the next number
+    -- (gap-free: the lock queues concurrent checkpoints of the run).
+    PERFORM agent_state._run_writable(agent, run);
     INSERT INTO agent_state.checkpoints AS k (runtime_agent_id, run_id, checkpoint, frontier)
-    VALUES (agent, run, 0, frontier)
+    SELECT agent, run, coalesce((
+        SELECT p.checkpoint + 1 FROM agent_state.checkpoints AS p
+        WHERE p.runtime_agent_id = agent AND p.run_id = run
+        ORDER BY p.checkpoint DESC
+        LIMIT 1), 1), frontier
     RETURNING k.checkpoint INTO n;
     RETURN n;
 END

@@ -69,8 +69,10 @@ BEGIN
                                         snapshot, snap_run, run);
     END IF;
 
-    -- The insert trigger charges the usage to the run in this transaction (53400
-    -- when the run was already exhausted, 55000 when finished).
+    -- What the insert trigger does for other writers (it skips the extension's
+    -- own): charge the usage to the run in this transaction (53400 when the run
+    -- was already exhausted, 55000 when finished).
+    PERFORM agent_state._charge_run(agent, run, tokens, cost_usd, 0);
     INSERT INTO agent_state.model_calls AS c (
         runtime_agent_id, run_id, snapshot_id, provider, model, request, response,
         tokens, cost_usd, status

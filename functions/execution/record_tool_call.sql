@@ -60,8 +60,10 @@ BEGIN
         grant_rev := agent_state._tool_grant_for_use(agent, tool);
     END IF;
 
-    -- The insert trigger checks the grant again and charges one tool call (53400
+    -- What the insert trigger does for other writers (it skips the extension's
+    -- own): the grant check above, and one tool call charged to the run (53400
     -- when the run was already exhausted, 55000 when finished).
+    PERFORM agent_state._charge_run(agent, run, 0, 0, 1);
     INSERT INTO agent_state.tool_calls AS c (
         runtime_agent_id, run_id, model_call_id, tool_name, grant_revision, input
     )

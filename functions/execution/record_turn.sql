@@ -1,8 +1,16 @@
 -- One model call of a run and what came of it, in one bound call: the prompt
 -- snapshot, the model call (charged to the budget), its tool calls with their
--- results, and a checkpoint. Each part is written by the function that writes it
--- on its own (snapshot_prompt, record_model_call, record_tool_call,
--- record_tool_result, checkpoint), with their checks; all or nothing.
+-- results, and a checkpoint; all or nothing.
+--
+-- The common case is written directly: every argument well-formed, every source
+-- and tool this agent's and usable, and a charge that leaves the run open until
+-- its last part (so no part of the turn would be refused for the budget). The
+-- run is charged once for the whole turn, then the rows are inserted; the insert
+-- triggers that lock and charge the run, hash the prompt and number the
+-- checkpoint skip the extension's own writes, so this function does their work
+-- (tests/pgtap/520_own_writes.sql). Anything else takes the composed path: the
+-- five functions one after another, with their checks, errors and SQLSTATEs.
+-- The fast path only decides before it writes, so the two paths never mix.
 CREATE FUNCTION agent_state.record_turn(
     agent uuid,
     run uuid,
@@ -33,6 +41,17 @@ DECLARE
     calls jsonb := '[]'::jsonb;
     i integer := 0;
     cp integer;
+    fast boolean;
+    tokens numeric;
+    cost_usd numeric;
+    n_tools integer;
+    n_memory integer := 0;
+    n_messages integer := 0;
+    mem_entries uuid [] := '{}'::uuid [];
+    mem_revisions integer [] := '{}'::integer [];
+    tool_names text [];
+    grant_revs integer [];
+    tool_ids uuid [];
 BEGIN
     PERFORM agent_state._bind(agent);
     PERFORM agent_state._json_within(tool_calls, 'tool_calls');
@@ -49,18 +68,184 @@ BEGIN
         END IF;
         i := i + 1;
     END LOOP;
-    snap := agent_state.snapshot_prompt(agent, run, prompt, persona_revision, memory, messages);
-    call_id := agent_state.record_model_call(agent, run, snap, provider, model, request, response,
-                                             usage, status);
-    FOR tc IN SELECT e.value FROM pg_catalog.jsonb_array_elements(tool_calls) AS e LOOP
-        tc_id := agent_state.record_tool_call(agent, run, tc ->> 'tool', tc -> 'input', call_id);
-        IF tc ? 'output' THEN
-            PERFORM agent_state.record_tool_result(agent, tc_id, tc -> 'output', tc ->> 'status');
+    n_tools := i;
+
+    -- The fast path's argument checks: what the five functions accept on their
+    -- own hot paths (anything unusual, valid or not, goes the composed way).
+    IF usage IS NOT NULL AND pg_catalog.jsonb_typeof(usage) = 'object'
+        AND (usage - ARRAY['tokens', 'cost_usd']) = '{}'::jsonb
+        AND coalesce(pg_catalog.jsonb_typeof(usage -> 'tokens'), 'number') = 'number'
+        AND coalesce(pg_catalog.jsonb_typeof(usage -> 'cost_usd'), 'number') = 'number' THEN
+        tokens := coalesce((usage ->> 'tokens')::numeric, 0);
+        cost_usd := coalesce((usage ->> 'cost_usd')::numeric, 0);
+    END IF;
+    fast := coalesce(
+        run IS NOT NULL AND messages IS NOT NULL AND request IS NOT NULL
+        AND pg_catalog.length(prompt) <= 10000000 AND pg_catalog.btrim(prompt, E' \t\r\n') <> ''
+        AND pg_catalog.length(provider) <= 200 AND pg_catalog.btrim(provider, E' \t\r\n') <> ''
+        AND pg_catalog.length(model) <= 200 AND pg_catalog.btrim(model, E' \t\r\n') <> ''
+        AND tokens >= 0 AND tokens <= 1e15 AND tokens = pg_catalog.trunc(tokens)
+        AND cost_usd >= 0 AND cost_usd <= 1e12
+        AND status = ANY (ARRAY['ok', 'error', 'timeout'])
+        AND pg_catalog.array_position(messages, NULL) IS NULL
+        AND (frontier IS NULL OR pg_catalog.jsonb_typeof(frontier) IN ('object', 'array'))
+        AND (memory = '[]'::jsonb OR memory::text ~ (
+            '^\[\{"entry": "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", "revision": [1-9][0-9]{0,8}\}'
+            '(, \{"entry": "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", "revision": [1-9][0-9]{0,8}\})*\]$'))
+        AND agent_state._json_fits(request) AND agent_state._json_fits(response)
+        AND agent_state._json_fits(usage, 1000000) AND agent_state._json_fits(frontier),
+        false);
+    IF fast AND n_tools > 0 THEN
+        -- Every tool call well-formed, under the tool's current enabled grant.
+        SELECT pg_catalog.count(*) = n_tools, pg_catalog.array_agg(t.tool ORDER BY t.ord),
+               pg_catalog.array_agg(g.revision ORDER BY t.ord)
+        INTO fast, tool_names, grant_revs
+        FROM (
+            SELECT e.ord, e.elem ->> 'tool' AS tool, e.elem
+            FROM pg_catalog.jsonb_array_elements(tool_calls) WITH ORDINALITY AS e (elem, ord)
+        ) AS t
+        CROSS JOIN LATERAL (
+            SELECT g.revision, g.enabled
+            FROM agent_state.tool_grants AS g
+            WHERE g.runtime_agent_id = agent AND g.tool_name = t.tool
+            ORDER BY g.revision DESC
+            LIMIT 1
+        ) AS g
+        WHERE g.enabled
+          AND pg_catalog.length(t.tool) <= 200 AND pg_catalog.btrim(t.tool, E' \t\r\n') <> ''
+          AND pg_catalog.jsonb_typeof(t.elem -> 'input') <> 'null'
+          AND agent_state._json_fits(t.elem -> 'input')
+          AND (NOT t.elem ? 'output' OR (
+              pg_catalog.jsonb_typeof(t.elem -> 'output') <> 'null'
+              AND agent_state._json_fits(t.elem -> 'output')
+              AND t.elem ->> 'status' = ANY (ARRAY['ok', 'error', 'unconfirmed'])));
+    END IF;
+    IF fast AND memory <> '[]'::jsonb THEN
+        -- The canonical text of the array was matched above: the casts cannot fail.
+        SELECT pg_catalog.array_agg((e.elem ->> 'entry')::uuid ORDER BY e.ord),
+               pg_catalog.array_agg((e.elem ->> 'revision')::integer ORDER BY e.ord)
+        INTO mem_entries, mem_revisions
+        FROM pg_catalog.jsonb_array_elements(memory) WITH ORDINALITY AS e (elem, ord);
+        -- Every memory source this agent's, and no entry of them redacted.
+        SELECT pg_catalog.count(DISTINCT (u.entry, u.rev)) INTO n_memory
+        FROM ROWS FROM (pg_catalog.unnest(mem_entries), pg_catalog.unnest(mem_revisions)) AS u (entry, rev);
+        fast := NOT EXISTS (
+            SELECT
+            FROM ROWS FROM (pg_catalog.unnest(mem_entries), pg_catalog.unnest(mem_revisions)) AS u (entry, rev)
+            WHERE NOT EXISTS (
+                SELECT FROM agent_state.memory_revisions AS v
+                WHERE v.runtime_agent_id = agent AND v.entry_id = u.entry AND v.revision = u.rev
+            ) OR EXISTS (
+                SELECT FROM agent_state.memory_redactions AS d
+                WHERE d.runtime_agent_id = agent AND d.entry_id = u.entry
+            )
+        );
+    END IF;
+    IF fast AND pg_catalog.cardinality(messages) > 0 THEN
+        n_messages := pg_catalog.cardinality(ARRAY(SELECT DISTINCT u.id FROM pg_catalog.unnest(messages) AS u (id)));
+        fast := n_messages = (
+            SELECT pg_catalog.count(*) FROM agent_state.messages AS m
+            WHERE m.runtime_agent_id = agent AND m.message_id = ANY (messages)
+        );
+    END IF;
+    IF fast AND persona_revision IS NOT NULL THEN
+        fast := EXISTS (
+            SELECT FROM agent_state.persona_revisions AS p
+            WHERE p.runtime_agent_id = agent AND p.revision = persona_revision
+        );
+    END IF;
+    IF fast THEN
+        -- The whole turn's charge in one update, which also locks the run. Only
+        -- when no part but the last could reach a limit: otherwise a later part
+        -- would be refused (53400), which the composed path reports.
+        UPDATE agent_state.runs AS r
+        SET spent_tokens = r.spent_tokens + tokens,
+            spent_cost_usd = r.spent_cost_usd + cost_usd,
+            spent_tool_calls = r.spent_tool_calls + n_tools
+        WHERE r.runtime_agent_id = agent AND r.run_id = run AND r.status = 'open'
+          AND (n_tools = 0 OR (
+              (r.limit_tokens IS NULL OR r.spent_tokens + tokens < r.limit_tokens)
+              AND (r.limit_cost_usd IS NULL OR r.spent_cost_usd + cost_usd < r.limit_cost_usd)
+              AND (r.limit_tool_calls IS NULL OR r.spent_tool_calls + n_tools - 1 < r.limit_tool_calls)
+              AND r.limit_wall_time_seconds IS NULL));
+        fast := FOUND;
+    END IF;
+
+    IF NOT fast THEN
+        snap := agent_state.snapshot_prompt(agent, run, prompt, persona_revision, memory, messages);
+        call_id := agent_state.record_model_call(agent, run, snap, provider, model, request, response,
+                                                 usage, status);
+        FOR tc IN SELECT e.value FROM pg_catalog.jsonb_array_elements(tool_calls) AS e LOOP
+            tc_id := agent_state.record_tool_call(agent, run, tc ->> 'tool', tc -> 'input', call_id);
+            IF tc ? 'output' THEN
+                PERFORM agent_state.record_tool_result(agent, tc_id, tc -> 'output', tc ->> 'status');
+            END IF;
+            calls := calls || pg_catalog.to_jsonb(tc_id);
+        END LOOP;
+        IF frontier IS NOT NULL THEN
+            cp := agent_state.checkpoint(agent, run, frontier);
         END IF;
-        calls := calls || pg_catalog.to_jsonb(tc_id);
-    END LOOP;
+        RETURN pg_catalog.jsonb_build_object('snapshot', snap, 'model_call', call_id, 'tool_calls', calls,
+                                             'checkpoint', cp);
+    END IF;
+
+    -- The run is charged and locked: the rows.
+    INSERT INTO agent_state.prompt_snapshots AS s (
+        runtime_agent_id, run_id, prompt, prompt_sha256, persona_revision, memory_count, message_count
+    )
+    VALUES (agent, run, prompt,
+            pg_catalog.encode(pg_catalog.sha256(pg_catalog.convert_to(prompt, 'UTF8')), 'hex'),
+            persona_revision, n_memory, n_messages)
+    RETURNING s.snapshot_id INTO snap;
+    IF n_memory > 0 THEN
+        INSERT INTO agent_state.snapshot_memory (runtime_agent_id, snapshot_id, entry_id, revision, ordinal)
+        SELECT agent, snap, d.entry, d.rev, pg_catalog.row_number() OVER (ORDER BY d.first_ord)
+        FROM (
+            SELECT u.entry, u.rev, pg_catalog.min(u.ord) AS first_ord
+            FROM ROWS FROM (pg_catalog.unnest(mem_entries), pg_catalog.unnest(mem_revisions))
+                 WITH ORDINALITY AS u (entry, rev, ord)
+            GROUP BY u.entry, u.rev
+        ) AS d;
+    END IF;
+    IF n_messages > 0 THEN
+        INSERT INTO agent_state.snapshot_messages (runtime_agent_id, snapshot_id, message_id, ordinal)
+        SELECT agent, snap, d.id, pg_catalog.row_number() OVER (ORDER BY d.first_ord)
+        FROM (
+            SELECT u.id, pg_catalog.min(u.ord) AS first_ord
+            FROM pg_catalog.unnest(messages) WITH ORDINALITY AS u (id, ord)
+            GROUP BY u.id
+        ) AS d;
+    END IF;
+    INSERT INTO agent_state.model_calls AS c (
+        runtime_agent_id, run_id, snapshot_id, provider, model, request, response, tokens, cost_usd, status
+    )
+    VALUES (agent, run, snap, provider, model, request, response, tokens, cost_usd, status)
+    RETURNING c.model_call_id INTO call_id;
+    IF n_tools > 0 THEN
+        -- Ids made here, so that they come back in the order of tool_calls.
+        tool_ids := ARRAY(SELECT pg_catalog.gen_random_uuid() FROM pg_catalog.generate_series(1, n_tools));
+        INSERT INTO agent_state.tool_calls (
+            runtime_agent_id, run_id, tool_call_id, model_call_id, tool_name, grant_revision, input
+        )
+        SELECT agent, run, tool_ids[e.ord], call_id, tool_names[e.ord], grant_revs[e.ord], e.elem -> 'input'
+        FROM pg_catalog.jsonb_array_elements(tool_calls) WITH ORDINALITY AS e (elem, ord)
+        ORDER BY e.ord;
+        INSERT INTO agent_state.tool_results (runtime_agent_id, tool_call_id, status, output)
+        SELECT agent, tool_ids[e.ord], e.elem ->> 'status', e.elem -> 'output'
+        FROM pg_catalog.jsonb_array_elements(tool_calls) WITH ORDINALITY AS e (elem, ord)
+        WHERE e.elem ? 'output'
+        ORDER BY e.ord;
+        calls := pg_catalog.to_jsonb(tool_ids);
+    END IF;
     IF frontier IS NOT NULL THEN
-        cp := agent_state.checkpoint(agent, run, frontier);
+        -- Numbered under the run's lock, which the charge above holds.
+        INSERT INTO agent_state.checkpoints AS k (runtime_agent_id, run_id, checkpoint, frontier)
+        SELECT agent, run, coalesce((
+            SELECT p.checkpoint + 1 FROM agent_state.checkpoints AS p
+            WHERE p.runtime_agent_id = agent AND p.run_id = run
+            ORDER BY p.checkpoint DESC
+            LIMIT 1), 1), frontier
+        RETURNING k.checkpoint INTO cp;
     END IF;
     RETURN pg_catalog.jsonb_build_object('snapshot', snap, 'model_call', call_id, 'tool_calls', calls,
                                          'checkpoint', cp);

@@ -157,11 +157,14 @@ BEGIN
         n_messages := pg_catalog.cardinality(ARRAY(SELECT DISTINCT u.id FROM pg_catalog.unnest(messages) AS u (id)));
     END IF;
 
-    -- The insert trigger locks the run and refuses a finished one (55000).
+    -- What the insert trigger does for other writers (it skips the extension's
+    -- own): lock the run, refuse a finished one (55000), hash the prompt.
+    PERFORM agent_state._run_writable(agent, run);
     INSERT INTO agent_state.prompt_snapshots AS s (
         runtime_agent_id, run_id, prompt, prompt_sha256, persona_revision, memory_count, message_count
     )
-    VALUES (agent, run, prompt, '', persona_revision, n_memory, n_messages)
+    VALUES (agent, run, prompt, pg_catalog.encode(pg_catalog.sha256(pg_catalog.convert_to(prompt, 'UTF8')), 'hex'),
+            persona_revision, n_memory, n_messages)
     RETURNING s.snapshot_id INTO snap;
     IF n_memory > 0 THEN
         INSERT INTO agent_state.snapshot_memory (runtime_agent_id, snapshot_id, entry_id, revision, ordinal)

@@ -69,6 +69,7 @@ $drop$;
 -- include: functions/core/_guard_scope.sql
 -- include: functions/core/_holds_hosting.sql
 -- include: functions/core/_hosted_agents.sql
+-- include: functions/core/_json_fits.sql
 -- include: functions/core/_json_within.sql
 -- include: functions/core/_need_text.sql
 -- include: functions/core/_number_per_agent.sql
@@ -278,7 +279,7 @@ EXECUTE FUNCTION agent_state._run_before_update();
 
 CREATE TRIGGER prompt_snapshots_before_insert
 BEFORE INSERT ON agent_state.prompt_snapshots
-FOR EACH ROW WHEN (NOT agent_state._restoring())
+FOR EACH ROW WHEN (NOT agent_state._restoring() AND NOT agent_state._own_write())
 EXECUTE FUNCTION agent_state._snapshot_before_insert();
 
 CREATE CONSTRAINT TRIGGER prompt_snapshots_sources_check
@@ -303,12 +304,12 @@ EXECUTE FUNCTION agent_state._snapshot_message_before_insert();
 
 CREATE TRIGGER model_calls_before_insert
 BEFORE INSERT ON agent_state.model_calls
-FOR EACH ROW WHEN (NOT agent_state._restoring())
+FOR EACH ROW WHEN (NOT agent_state._restoring() AND NOT agent_state._own_write())
 EXECUTE FUNCTION agent_state._model_call_before_insert();
 
 CREATE TRIGGER tool_calls_before_insert
 BEFORE INSERT ON agent_state.tool_calls
-FOR EACH ROW WHEN (NOT agent_state._restoring())
+FOR EACH ROW WHEN (NOT agent_state._restoring() AND NOT agent_state._own_write())
 EXECUTE FUNCTION agent_state._tool_call_before_insert();
 
 CREATE TRIGGER tool_results_before_insert
@@ -318,7 +319,7 @@ EXECUTE FUNCTION agent_state._tool_result_before_insert();
 
 CREATE TRIGGER checkpoints_before_insert
 BEFORE INSERT ON agent_state.checkpoints
-FOR EACH ROW WHEN (NOT agent_state._restoring())
+FOR EACH ROW WHEN (NOT agent_state._restoring() AND NOT agent_state._own_write())
 EXECUTE FUNCTION agent_state._checkpoint_before_insert();
 
 

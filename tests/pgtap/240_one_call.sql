@@ -2,7 +2,7 @@
 -- or nothing) and record_turn (snapshot, model call, tool calls and results, and a
 -- checkpoint in one bound call, each part as its own function writes it).
 BEGIN;
-SELECT plan(23);
+SELECT plan(31);
 
 CREATE ROLE t240_op IN ROLE agent_state_operator;
 CREATE ROLE t240_ra LOGIN IN ROLE agent_state_runtime;
@@ -142,6 +142,105 @@ SELECT throws_ok($$SELECT agent_state.record_turn(pg_temp.id('a'), pg_temp.id('r
 SELECT throws_ok($$SELECT agent_state.record_turn(pg_temp.id('a'), pg_temp.id('run'), 'p', 'p', 'm', '{}',
                      tool_calls => '[{"tool": "t240.search", "input": {}}, {"tool": "t240.search", "input": {}}]')$$,
                  '53400', NULL, 'the budget still binds: the third tool call exhausts it, the fourth is refused');
+RESET ROLE;
+
+-- The common turn is written directly (one charge for the whole turn); the same
+-- turn through the five calls must leave exactly the same rows behind.
+SET ROLE t240_ra;
+INSERT INTO pg_temp.ids VALUES
+    ('run_direct', agent_state.start_run(pg_temp.id('a'), pg_temp.id('conv'), NULL, '{"tokens": 1000}')),
+    ('run_five', agent_state.start_run(pg_temp.id('a'), pg_temp.id('conv'), NULL, '{"tokens": 1000}'));
+CREATE TEMP TABLE turn_ids AS
+SELECT agent_state.record_turn(pg_temp.id('a'), pg_temp.id('run_direct'), 'same prompt', 'p', 'm', '{"n": 2}',
+                               response => '{"ok": true}', usage => '{"tokens": 30, "cost_usd": 0.5}',
+                               messages => ARRAY[pg_temp.id('m'), pg_temp.id('m')],
+                               tool_calls => '[{"tool": "t240.search", "input": {"q": 1}, "output": {"hits": 2}, "status": "ok"},
+                                               {"tool": "t240.search", "input": {"q": 2}},
+                                               {"tool": "t240.search", "input": {"q": 3}, "output": {}, "status": "unconfirmed"}]',
+                               frontier => '{"step": 1}') AS t;
+DO $five$
+DECLARE
+    a uuid := pg_temp.id('a');
+    run uuid := pg_temp.id('run_five');
+    snap uuid;
+    mc uuid;
+BEGIN
+    snap := agent_state.snapshot_prompt(a, run, 'same prompt', messages => ARRAY[pg_temp.id('m'), pg_temp.id('m')]);
+    mc := agent_state.record_model_call(a, run, snap, 'p', 'm', '{"n": 2}', '{"ok": true}',
+                                        '{"tokens": 30, "cost_usd": 0.5}');
+    PERFORM agent_state.record_tool_result(a, agent_state.record_tool_call(a, run, 't240.search', '{"q": 1}', mc),
+                                           '{"hits": 2}', 'ok');
+    PERFORM agent_state.record_tool_call(a, run, 't240.search', '{"q": 2}', mc);
+    PERFORM agent_state.record_tool_result(a, agent_state.record_tool_call(a, run, 't240.search', '{"q": 3}', mc),
+                                           '{}', 'unconfirmed');
+    PERFORM agent_state.checkpoint(a, run, '{"step": 1}');
+END
+$five$;
+RESET ROLE;
+CREATE FUNCTION pg_temp.turn_rows(run uuid) RETURNS SETOF text LANGUAGE sql AS $$
+    SELECT pg_catalog.format('run %s/%s/%s %s', r.spent_tokens, r.spent_cost_usd, r.spent_tool_calls, r.status)
+    FROM agent_state.runs AS r WHERE r.run_id = run
+    UNION ALL
+    SELECT pg_catalog.format('snapshot %s %s %s %s %s', s.prompt, s.prompt_sha256, s.persona_revision,
+                             s.memory_count, s.message_count)
+    FROM agent_state.prompt_snapshots AS s WHERE s.run_id = run
+    UNION ALL
+    SELECT pg_catalog.format('source %s %s', m.ordinal, m.message_id)
+    FROM agent_state.snapshot_messages AS m JOIN agent_state.prompt_snapshots AS s USING (runtime_agent_id, snapshot_id)
+    WHERE s.run_id = run
+    UNION ALL
+    SELECT pg_catalog.format('model call %s %s %s %s %s %s %s', c.provider, c.model, c.request, c.response,
+                             c.tokens, c.cost_usd, c.status)
+    FROM agent_state.model_calls AS c WHERE c.run_id = run
+    UNION ALL
+    SELECT pg_catalog.format('tool call %s %s %s %s', c.tool_name, c.grant_revision, c.input,
+                             c.model_call_id IS NOT NULL)
+    FROM agent_state.tool_calls AS c WHERE c.run_id = run
+    UNION ALL
+    SELECT pg_catalog.format('result %s %s %s %s', c.input, t.result_no, t.status, t.output)
+    FROM agent_state.tool_results AS t JOIN agent_state.tool_calls AS c USING (runtime_agent_id, tool_call_id)
+    WHERE c.run_id = run
+    UNION ALL
+    SELECT pg_catalog.format('checkpoint %s %s', k.checkpoint, k.frontier)
+    FROM agent_state.checkpoints AS k WHERE k.run_id = run
+$$;
+SELECT bag_eq($$SELECT * FROM pg_temp.turn_rows(pg_temp.id('run_direct'))$$,
+              $$SELECT * FROM pg_temp.turn_rows(pg_temp.id('run_five'))$$,
+              'record_turn writes exactly the rows the five calls write for the same turn');
+SELECT is((SELECT pg_catalog.count(*) FROM pg_temp.turn_rows(pg_temp.id('run_direct'))), 10::bigint,
+          '... run, snapshot, one message source (stored once), model call, three calls, two results, checkpoint');
+SELECT results_eq($$SELECT c.input FROM pg_temp.turn_ids AS t,
+                           pg_catalog.jsonb_array_elements_text(t.t -> 'tool_calls') WITH ORDINALITY AS x (id, ord)
+                           JOIN agent_state.tool_calls AS c ON c.tool_call_id = x.id::uuid
+                    ORDER BY x.ord$$,
+                  $$VALUES ('{"q": 1}'::jsonb), ('{"q": 2}'), ('{"q": 3}')$$,
+                  'the tool call ids come back in the order of tool_calls');
+
+-- Budget edges: the charge that reaches a limit is the last part of the turn
+-- (recorded, the run becomes budget_exhausted); a limit reached before the last
+-- part refuses the turn (53400) and nothing of it is written.
+SET ROLE t240_ra;
+INSERT INTO pg_temp.ids VALUES
+    ('run_edge', agent_state.start_run(pg_temp.id('a'), pg_temp.id('conv'), NULL, '{"tool_calls": 2}')),
+    ('run_tokens', agent_state.start_run(pg_temp.id('a'), pg_temp.id('conv'), NULL, '{"tokens": 10}'));
+SELECT agent_state.record_turn(pg_temp.id('a'), pg_temp.id('run_edge'), 'p', 'p', 'm', '{}',
+                               tool_calls => '[{"tool": "t240.search", "input": {}}, {"tool": "t240.search", "input": {}}]')
+\g /dev/null
+SELECT is(agent_state.recover_run(pg_temp.id('a'), pg_temp.id('run_edge')) ->> 'status', 'budget_exhausted',
+          'the last tool call reaching the limit is recorded and exhausts the run');
+SELECT throws_ok($$SELECT agent_state.record_turn(pg_temp.id('a'), pg_temp.id('run_tokens'), 'p', 'p', 'm', '{}',
+                     usage => '{"tokens": 10}', tool_calls => '[{"tool": "t240.search", "input": {}}]')$$,
+                 '53400', NULL, 'the model call reaching the limit refuses the tool call after it: 53400');
+SELECT is(agent_state.recover_run(pg_temp.id('a'), pg_temp.id('run_tokens')) -> 'budget' -> 'spent' -> 'tokens',
+          '0'::jsonb, '... and nothing of that turn was charged');
+SELECT is((agent_state.record_turn(pg_temp.id('a'), pg_temp.id('run_tokens'), 'p', 'p', 'm', '{}',
+                                   usage => '{"tokens": 10}') ->> 'model_call') IS NOT NULL
+          AND agent_state.recover_run(pg_temp.id('a'), pg_temp.id('run_tokens')) ->> 'status' = 'budget_exhausted',
+          true, 'without tool calls the model call reaching the limit is recorded and exhausts the run');
+-- Sources of another perspective are refused as snapshot_prompt refuses them.
+SELECT throws_ok($$SELECT agent_state.record_turn(pg_temp.id('a'), pg_temp.id('run_direct'), 'p', 'p', 'm', '{}',
+                     messages => ARRAY[pg_catalog.gen_random_uuid()])$$,
+                 'P0002', NULL, 'an unknown message source: snapshot_prompt''s P0002');
 RESET ROLE;
 
 SELECT * FROM finish();

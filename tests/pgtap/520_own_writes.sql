@@ -1,6 +1,8 @@
 -- The product's own writes skip the commit-time checks that its functions
 -- already keep (SPEC section 1; agent_state._own_write): the entry, revision and
--- snapshot-source checks. This file proves both halves of that allowance:
+-- snapshot-source checks, and the insert triggers of snapshots, model calls, tool
+-- calls and checkpoints (the functions lock and charge the run, check the grant,
+-- hash the prompt and number the checkpoint themselves). This file proves both halves of that allowance:
 --   1. the functions keep the invariants: after every kind of write through them
 --      (the lifecycle fixtures touch every table, plus remember_many and
 --      record_turn), verify(), which runs the same per-row checks, finds nothing;
@@ -8,7 +10,7 @@
 --      only the schema owner's own direct writes skip the checks, and verify()
 --      reports what they let through.
 BEGIN;
-SELECT plan(17);
+SELECT plan(24);
 
 DO $roles$
 BEGIN
@@ -27,9 +29,12 @@ SELECT ok(pg_catalog.pg_get_triggerdef(g.oid) LIKE '%NOT agent_state._own_write(
 FROM pg_catalog.pg_trigger AS g
 WHERE g.tgrelid::regclass::text IN ('agent_state.memory_entries', 'agent_state.memory_revisions',
                                     'agent_state.prompt_snapshots', 'agent_state.graph_checkpoints',
-                                    'agent_state.graph_writes')
+                                    'agent_state.graph_writes', 'agent_state.model_calls',
+                                    'agent_state.tool_calls', 'agent_state.checkpoints')
   AND g.tgname IN ('memory_entries_insert_check', 'memory_entries_revision_check',
                    'memory_revisions_evidence_check', 'prompt_snapshots_sources_check',
+                   'prompt_snapshots_before_insert', 'model_calls_before_insert',
+                   'tool_calls_before_insert', 'checkpoints_before_insert',
                    -- a purge deletes exactly what it lists (_graph_purge); direct DML
                    -- is tested in tests/python/test_langgraph_saver.py
                    'graph_checkpoints_purge_listed', 'graph_writes_purge_listed')
@@ -37,7 +42,7 @@ ORDER BY g.tgname;
 SELECT is((SELECT pg_catalog.count(*)::integer FROM pg_catalog.pg_trigger AS g
            WHERE g.tgrelid::regclass::text LIKE 'agent_state.%'
              AND pg_catalog.pg_get_triggerdef(g.oid) LIKE '%_own_write()%'),
-          6, 'no other trigger skips anything for the owner');
+          10, 'no other trigger skips anything for the owner');
 
 SELECT is(agent_state._own_write(), true, 'the schema owner''s writes are the product''s own');
 SET ROLE t520_dba;
@@ -80,6 +85,18 @@ BEGIN
             pg_catalog.jsonb_build_object('entry', e, 'revision', 3)),
         messages => ARRAY[msg],
         tool_calls => '[]', frontier => '{"step": 1}');
+    -- record_turn's direct path (one charge for the whole turn) and the five
+    -- calls, on one run: the spending, numbering and hashes must add up.
+    PERFORM agent_state.record_turn(agent, run, 'prompt two', 'p', 'm', '{}',
+        usage => '{"tokens": 120, "cost_usd": 0.25}', messages => ARRAY[msg, msg],
+        tool_calls => '[{"tool": "search", "input": {"q": "figs"}, "output": {"hits": 2}, "status": "ok"},
+                        {"tool": "search", "input": {"q": "Lisbon"}}]',
+        frontier => '{"step": 2}');
+    PERFORM agent_state.record_model_call(agent, run,
+        agent_state.snapshot_prompt(agent, run, 'prompt three'), 'p', 'm', '{}',
+        usage => '{"tokens": 7}');
+    PERFORM agent_state.record_tool_call(agent, run, 'search', '{"q": 3}');
+    PERFORM agent_state.checkpoint(agent, run, '{"step": 3}');
     PERFORM agent_state.forget(agent, e, 3);
 END
 $more$;
@@ -92,6 +109,14 @@ SELECT cmp_ok((SELECT pg_catalog.count(*) FROM agent_state.memory_revisions), '>
 SELECT cmp_ok((SELECT pg_catalog.count(*) FROM agent_state.prompt_snapshots
                WHERE memory_count > 0 AND message_count > 0), '>=', 2::bigint,
               'and snapshots with both kinds of source');
+SELECT results_eq(
+    $$SELECT r.spent_tokens, r.spent_cost_usd, r.spent_tool_calls,
+             (SELECT pg_catalog.max(k.checkpoint) FROM agent_state.checkpoints AS k
+              WHERE k.runtime_agent_id = r.runtime_agent_id AND k.run_id = r.run_id)
+      FROM agent_state.runs AS r
+      WHERE r.run_id = (SELECT s.run_id FROM agent_state.prompt_snapshots AS s WHERE s.prompt = 'prompt two')$$,
+    $$VALUES (127::numeric, 0.25::numeric, 3::bigint, 3)$$,
+    'the turn''s run: every charge counted once, checkpoints 1 to 3');
 
 -- ---------------------------------------------------------------- 2. everyone else's direct DML is checked
 CREATE TEMP TABLE fx AS
@@ -120,6 +145,13 @@ SELECT throws_ok($$
     SELECT fx.agent, fx.run, 'short', '', 2 FROM pg_temp.fx;
     SET CONSTRAINTS ALL IMMEDIATE$$,
     '23514', NULL, 'another superuser''s snapshot without its sources fails at commit');
+WITH k AS (
+    INSERT INTO agent_state.checkpoints (runtime_agent_id, run_id, checkpoint, frontier)
+    SELECT fx.agent, fx.run, 99, '{}' FROM pg_temp.fx
+    RETURNING checkpoint
+)
+SELECT isnt((SELECT k.checkpoint FROM k), 99,
+            'another superuser''s checkpoint is numbered by the database, not by the writer');
 RESET ROLE;
 
 -- The owner's own direct writes are the product's: unchecked at commit (that is
@@ -137,6 +169,24 @@ SET CONSTRAINTS ALL DEFERRED;
 SELECT is(:owner_orphans::integer, 1,
           'the schema owner''s direct entry without a revision commits unchecked, '
           'and verify() reports it');
+
+-- The same for the execution tables' insert triggers: an uncharged model call, a
+-- forged prompt hash and a checkpoint out of sequence, all reported.
+SAVEPOINT owner_exec;
+INSERT INTO agent_state.prompt_snapshots (runtime_agent_id, run_id, prompt, prompt_sha256)
+SELECT fx.agent, fx.run, 'forged', pg_catalog.repeat('0', 64) FROM pg_temp.fx;
+INSERT INTO agent_state.model_calls (runtime_agent_id, run_id, snapshot_id, provider, model, request, tokens)
+SELECT fx.agent, fx.run, s.snapshot_id, 'p', 'm', '{}', 5
+FROM pg_temp.fx JOIN agent_state.prompt_snapshots AS s ON s.run_id = fx.run AND s.prompt = 'forged';
+INSERT INTO agent_state.checkpoints (runtime_agent_id, run_id, checkpoint, frontier)
+SELECT fx.agent, fx.run, 99, '{}' FROM pg_temp.fx;
+SELECT pg_catalog.string_agg(v.check_name, ',' ORDER BY v.check_name) AS owner_exec
+FROM agent_state.verify() AS v
+WHERE v.check_name IN ('snapshot_hash', 'run_budget', 'checkpoint_numbering') \gset
+ROLLBACK TO SAVEPOINT owner_exec;
+SELECT is(:'owner_exec'::text, 'checkpoint_numbering,run_budget,snapshot_hash',
+          'the owner''s direct snapshot, model call and checkpoint skip the insert triggers, '
+          'and verify() reports each');
 
 SELECT * FROM finish();
 ROLLBACK;
