@@ -41,7 +41,20 @@ The turn ladder (fixtures of ``bench/turn.py``, one statement per turn):
 3. ``turn, foreign-key checks off``: the product's five functions with the
    foreign-key checks of the rows a turn writes switched off (its BEFORE
    triggers derive what it writes, so they stay on);
-4. ``turn``: the product's five functions, as shipped.
+4. ``turn``: the product's five functions, as shipped;
+
+and the same for the one call:
+
+5. ``bare as one bound call``: the bare turn's statement inside one SECURITY
+   DEFINER function that first calls ``agent_state._bind``: the least any
+   implementation of ``record_turn`` can cost;
+6. ``record_turn, triggers and keys off``: the product's ``record_turn`` (its
+   direct path derives what the triggers would: the charge, the prompt's hash,
+   the checkpoint number) with every trigger of the turn's tables disabled,
+   foreign keys included: the product's table shapes (ten rows, their indexes,
+   CHECKs and RLS) and its own code;
+7. ``record_turn, keys on``: foreign keys enabled, the product's triggers off;
+8. ``record_turn``: as shipped.
 """
 
 from __future__ import annotations
@@ -225,6 +238,45 @@ BEGIN
     RETURNING checkpoint INTO n;
     RETURN n;
 END $$;
+CREATE FUNCTION bench_floor.turn(agent uuid, run uuid, prompt text, persona_rev integer,
+                                 memory jsonb, messages uuid [], request jsonb, response jsonb,
+                                 usage jsonb, input jsonb, output jsonb, frontier jsonb)
+RETURNS integer LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+#variable_conflict use_variable
+DECLARE n integer;
+BEGIN
+    PERFORM agent_state._bind(agent);
+    WITH u AS (UPDATE bench_bare.runs AS r
+               SET spent_tokens = r.spent_tokens + (usage ->> 'tokens')::numeric,
+                   spent_cost_usd = r.spent_cost_usd + (usage ->> 'cost_usd')::numeric,
+                   spent_tool_calls = r.spent_tool_calls + 1
+               WHERE r.runtime_agent_id = agent AND r.run_id = run AND r.status = 'open'
+               RETURNING r.runtime_agent_id, r.run_id),
+    s AS (INSERT INTO bench_bare.snapshots (runtime_agent_id, run_id, prompt, prompt_sha256,
+                                            persona_revision, memory, messages)
+          VALUES (agent, run, prompt, encode(sha256(convert_to(prompt, 'UTF8')), 'hex'),
+                  persona_rev, memory, messages)
+          RETURNING runtime_agent_id, run_id, snapshot_id),
+    m AS (INSERT INTO bench_bare.model_calls (runtime_agent_id, run_id, snapshot_id, provider,
+                                              model, request, response, usage, status)
+          SELECT s.runtime_agent_id, s.run_id, s.snapshot_id, 'bench', 'bench-model', request,
+                 response, usage, 'ok' FROM s
+          RETURNING runtime_agent_id, run_id, model_call_id),
+    t AS (INSERT INTO bench_bare.tool_calls (runtime_agent_id, run_id, model_call_id, tool, input)
+          SELECT m.runtime_agent_id, m.run_id, m.model_call_id, 'search', input FROM m
+          RETURNING runtime_agent_id, tool_call_id),
+    x AS (INSERT INTO bench_bare.tool_results (runtime_agent_id, tool_call_id, output, status)
+          SELECT t.runtime_agent_id, t.tool_call_id, output, 'ok' FROM t
+          RETURNING 1),
+    k AS (INSERT INTO bench_bare.checkpoints (runtime_agent_id, run_id, checkpoint, frontier)
+          SELECT u.runtime_agent_id, u.run_id,
+                 (SELECT coalesce(max(p.checkpoint), 0) + 1 FROM bench_bare.checkpoints AS p
+                  WHERE p.runtime_agent_id = u.runtime_agent_id AND p.run_id = u.run_id),
+                 frontier FROM u
+          RETURNING checkpoint)
+    SELECT k.checkpoint INTO n FROM k;
+    RETURN n;
+END $$;
 GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA bench_floor TO {runtime};
 """
 
@@ -238,6 +290,14 @@ m AS (SELECT s.*, bench_floor.model_call(s.agent, s.run, s.snap, s.request, s.re
 t AS (SELECT m.*, bench_floor.tool_call(m.agent, m.run, m.mc, m.input) AS tc FROM m),
 x AS (SELECT t.*, bench_floor.tool_result(t.agent, t.tc, t.output) AS done FROM t)
 SELECT bench_floor.checkpoint(x.agent, x.run, x.frontier) FROM x;
+"""
+
+# Turn rung 5: the bare turn as one bound call.
+TURN_ONE_BOUND = """\\set r random(1, 1000000000)
+\\set n :client_id * :runs + random(0, :runs - 1)
+SELECT bench_floor.turn(c.agent, c.run, c.prompt || :r, c.persona_rev, c.memory, c.messages,
+                        c.request, c.response, c.usage, c.input, c.output, c.frontier)
+FROM bench.turn_ctx AS c WHERE c.n = :n;
 """
 
 
@@ -348,6 +408,10 @@ def turn_ladder(server: Server, args: argparse.Namespace) -> list[dict[str, Any]
             ("bare as five bound calls", TURN_BOUND, ""),
             ("turn, foreign-key checks off", turn.PRODUCT_ONE, "KEYS"),
             ("turn", turn.PRODUCT_ONE, ""),
+            ("bare as one bound call", TURN_ONE_BOUND, ""),
+            ("record_turn, triggers and keys off", turn.PRODUCT_RECORD_TURN, "ALL"),
+            ("record_turn, keys on", turn.PRODUCT_RECORD_TURN, "USER"),
+            ("record_turn", turn.PRODUCT_RECORD_TURN, ""),
         ]
         # Warm-up and ANALYZE, as bench/turn.py does, so cached plans see rows.
         for label, script, _ in rungs:

@@ -11,15 +11,21 @@
 -- in such a session is never taken for a restore. agent_state.verify() checks a
 -- restored database. The append-only refusals never look at this.
 --
--- LANGUAGE sql without a SET clause so that it inlines into trigger WHEN clauses,
--- which run as the writing role: so it is granted to the group roles (see
--- sql/privileges.sql), and every name and operator in it is schema-qualified, so
--- the writer's search_path cannot change what it means.
+-- PL/pgSQL without a SET clause: it reads the writer's own search_path, so it
+-- cannot pin one; every name and operator in it is schema-qualified, so that
+-- search_path cannot change what it means. It runs in trigger WHEN clauses, as
+-- the writing role, so it is granted to the group roles (sql/privileges.sql).
+-- Not LANGUAGE sql: a WHEN clause is prepared again for every statement, and
+-- inlining a SQL function into it parses and analyses the function's body each
+-- time (about a third of a one-row insert into a table with several triggers);
+-- a PL/pgSQL function is compiled once per session.
 CREATE FUNCTION agent_state._restoring()
 RETURNS boolean
-LANGUAGE sql
+LANGUAGE plpgsql
 STABLE
 AS $$
-    SELECT pg_catalog.current_setting('row_security') OPERATOR(pg_catalog.=) 'off'
-        AND pg_catalog.current_setting('search_path') OPERATOR(pg_catalog.=) ''
+BEGIN
+    RETURN pg_catalog.current_setting('row_security') OPERATOR(pg_catalog.=) 'off'
+        AND pg_catalog.current_setting('search_path') OPERATOR(pg_catalog.=) '';
+END
 $$;

@@ -11,7 +11,9 @@ callers so the per-agent index is usable). Their bodies run under the caller's
 pinned search_path, which pgspot cannot know.
 
 Such functions (LANGUAGE sql, not SECURITY DEFINER, no SET clause) are blanked
-out, line numbers kept, before pgspot runs; their names are printed. What keeps
+out, line numbers kept, before pgspot runs; their names are printed. So is one
+PL/pgSQL function, ``_restoring()``: it reads the writing session's own
+search_path (a restore empties it), which a SET clause would hide. What keeps
 the exemption safe is checked in the database by tests/lint/catalog_checks.sql
 (``unpinned_callable``): a function without a pinned search_path may not be
 executable by any role but its owner, so only the owner's SECURITY DEFINER
@@ -32,6 +34,10 @@ from pglast import ast
 from pglast.parser import parse_sql
 
 
+# Functions that must see the caller's search_path (see the module docstring).
+CALLER_PATH_READERS = {"agent_state._restoring"}
+
+
 def inlinable_helpers(source: str) -> list[tuple[str, int, int]]:
     """(name, start, end) character ranges of CREATE FUNCTION statements to exempt.
 
@@ -45,13 +51,13 @@ def inlinable_helpers(source: str) -> list[tuple[str, int, int]]:
         opts = {o.defname: o.arg for o in stmt.options or ()}
         language = opts.get("language")
         security = opts.get("security")
-        if (
+        name = ".".join(n.sval for n in stmt.funcname)
+        if name in CALLER_PATH_READERS or (
             language is not None
             and getattr(language, "sval", "").lower() == "sql"
             and "set" not in opts
             and not (security is not None and getattr(security, "boolval", False))
         ):
-            name = ".".join(n.sval for n in stmt.funcname)
             start = raw.stmt_location or 0
             end = start + raw.stmt_len if raw.stmt_len else len(source)
             found.append((name, start, end))
@@ -77,7 +83,7 @@ def main(argv: list[str]) -> int:
     source = bundle.read_text(encoding="utf-8")
     ranges = inlinable_helpers(source)
     for name, _start, _end in ranges:
-        print(f"pgspot: not checking inlinable SQL helper {name} (no SET clause on purpose)")
+        print(f"pgspot: not checking {name} (no SET clause on purpose)")
     fd, tmp = tempfile.mkstemp(prefix="pgspot_", suffix=".sql")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
