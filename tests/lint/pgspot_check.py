@@ -33,7 +33,6 @@ from pathlib import Path
 from pglast import ast
 from pglast.parser import parse_sql
 
-
 # Functions that must see the caller's search_path (see the module docstring).
 CALLER_PATH_READERS = {"agent_state._restoring"}
 
