@@ -22,13 +22,7 @@ BEGIN
     -- own): lock the run, refuse a finished one (55000), take the next number
     -- (gap-free: the lock queues concurrent checkpoints of the run).
     PERFORM agent_state._run_writable(agent, run);
-    INSERT INTO agent_state.checkpoints AS k (runtime_agent_id, run_id, checkpoint, frontier)
-    SELECT agent, run, coalesce((
-        SELECT p.checkpoint + 1 FROM agent_state.checkpoints AS p
-        WHERE p.runtime_agent_id = agent AND p.run_id = run
-        ORDER BY p.checkpoint DESC
-        LIMIT 1), 1), frontier
-    RETURNING k.checkpoint INTO n;
+    n := agent_state._append_checkpoint(agent, run, frontier);
     RETURN n;
 END
 $$;

@@ -190,32 +190,8 @@ BEGIN
     END IF;
 
     -- The run is charged and locked: the rows.
-    INSERT INTO agent_state.prompt_snapshots AS s (
-        runtime_agent_id, run_id, prompt, prompt_sha256, persona_revision, memory_count, message_count
-    )
-    VALUES (agent, run, prompt,
-            pg_catalog.encode(pg_catalog.sha256(pg_catalog.convert_to(prompt, 'UTF8')), 'hex'),
-            persona_revision, n_memory, n_messages)
-    RETURNING s.snapshot_id INTO snap;
-    IF n_memory > 0 THEN
-        INSERT INTO agent_state.snapshot_memory (runtime_agent_id, snapshot_id, entry_id, revision, ordinal)
-        SELECT agent, snap, d.entry, d.rev, pg_catalog.row_number() OVER (ORDER BY d.first_ord)
-        FROM (
-            SELECT u.entry, u.rev, pg_catalog.min(u.ord) AS first_ord
-            FROM ROWS FROM (pg_catalog.unnest(mem_entries), pg_catalog.unnest(mem_revisions))
-                 WITH ORDINALITY AS u (entry, rev, ord)
-            GROUP BY u.entry, u.rev
-        ) AS d;
-    END IF;
-    IF n_messages > 0 THEN
-        INSERT INTO agent_state.snapshot_messages (runtime_agent_id, snapshot_id, message_id, ordinal)
-        SELECT agent, snap, d.id, pg_catalog.row_number() OVER (ORDER BY d.first_ord)
-        FROM (
-            SELECT u.id, pg_catalog.min(u.ord) AS first_ord
-            FROM pg_catalog.unnest(messages) WITH ORDINALITY AS u (id, ord)
-            GROUP BY u.id
-        ) AS d;
-    END IF;
+    snap := agent_state._insert_snapshot(agent, run, prompt, persona_revision, mem_entries, mem_revisions,
+                                         messages, n_memory, n_messages);
     INSERT INTO agent_state.model_calls AS c (
         runtime_agent_id, run_id, snapshot_id, provider, model, request, response, tokens, cost_usd, status
     )
@@ -240,13 +216,7 @@ BEGIN
     END IF;
     IF frontier IS NOT NULL THEN
         -- Numbered under the run's lock, which the charge above holds.
-        INSERT INTO agent_state.checkpoints AS k (runtime_agent_id, run_id, checkpoint, frontier)
-        SELECT agent, run, coalesce((
-            SELECT p.checkpoint + 1 FROM agent_state.checkpoints AS p
-            WHERE p.runtime_agent_id = agent AND p.run_id = run
-            ORDER BY p.checkpoint DESC
-            LIMIT 1), 1), frontier
-        RETURNING k.checkpoint INTO cp;
+        cp := agent_state._append_checkpoint(agent, run, frontier);
     END IF;
     RETURN pg_catalog.jsonb_build_object('snapshot', snap, 'model_call', call_id, 'tool_calls', calls,
                                          'checkpoint', cp);

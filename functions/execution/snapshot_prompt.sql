@@ -19,7 +19,6 @@ DECLARE
     mem_revisions integer [] := '{}'::integer [];
     n_memory integer := 0;
     n_messages integer := 0;
-    snap uuid;
 BEGIN
     PERFORM agent_state._bind(agent);
     PERFORM agent_state._json_within(memory, 'memory');
@@ -158,34 +157,10 @@ BEGIN
     END IF;
 
     -- What the insert trigger does for other writers (it skips the extension's
-    -- own): lock the run, refuse a finished one (55000), hash the prompt.
+    -- own): lock the run, refuse a finished one (55000); the helper hashes.
     PERFORM agent_state._run_writable(agent, run);
-    INSERT INTO agent_state.prompt_snapshots AS s (
-        runtime_agent_id, run_id, prompt, prompt_sha256, persona_revision, memory_count, message_count
-    )
-    VALUES (agent, run, prompt, pg_catalog.encode(pg_catalog.sha256(pg_catalog.convert_to(prompt, 'UTF8')), 'hex'),
-            persona_revision, n_memory, n_messages)
-    RETURNING s.snapshot_id INTO snap;
-    IF n_memory > 0 THEN
-        INSERT INTO agent_state.snapshot_memory (runtime_agent_id, snapshot_id, entry_id, revision, ordinal)
-        SELECT agent, snap, d.entry, d.rev, pg_catalog.row_number() OVER (ORDER BY d.first_ord)
-        FROM (
-            SELECT u.entry, u.rev, pg_catalog.min(u.ord) AS first_ord
-            FROM ROWS FROM (pg_catalog.unnest(mem_entries), pg_catalog.unnest(mem_revisions))
-                 WITH ORDINALITY AS u (entry, rev, ord)
-            GROUP BY u.entry, u.rev
-        ) AS d;
-    END IF;
-    IF n_messages > 0 THEN
-        INSERT INTO agent_state.snapshot_messages (runtime_agent_id, snapshot_id, message_id, ordinal)
-        SELECT agent, snap, d.id, pg_catalog.row_number() OVER (ORDER BY d.first_ord)
-        FROM (
-            SELECT u.id, pg_catalog.min(u.ord) AS first_ord
-            FROM pg_catalog.unnest(messages) WITH ORDINALITY AS u (id, ord)
-            GROUP BY u.id
-        ) AS d;
-    END IF;
-    RETURN snap;
+    RETURN agent_state._insert_snapshot(agent, run, prompt, persona_revision, mem_entries, mem_revisions,
+                                        messages, n_memory, n_messages);
 END
 $$;
 

@@ -77,9 +77,11 @@ $drop$;
 -- include: functions/core/_restoring.sql
 -- include: functions/core/verify.sql
 -- include: functions/core/version.sql
+-- include: functions/execution/_append_checkpoint.sql
 -- include: functions/execution/_budget_limits.sql
 -- include: functions/execution/_check_snapshot.sql
 -- include: functions/execution/_check_snapshot_sources.sql
+-- include: functions/execution/_insert_snapshot.sql
 -- include: functions/execution/_run_budget.sql
 -- include: functions/execution/_usage_amounts.sql
 -- include: functions/execution/checkpoint.sql
