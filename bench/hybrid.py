@@ -21,7 +21,9 @@ Measured per query (one client, psycopg, prepared; p50 and p99), per agent size,
 as the runtime role: ``recall`` with the query text only (lexical), ``recall``
 with the query embedding too (hybrid), and as floors the bare exact nearest-50
 query on the embeddings table (the agent's rows, eligibility by a join) and,
-once the index is there, the bare HNSW query. The hybrid path is measured twice
+once the index is there, the bare HNSW query. Below those, for the small
+agents' cost ladder: the embedding sent and parsed alone, and the nearest 50
+without eligibility. The hybrid path is measured twice
 when ``agent_state.index_embeddings`` exists: exact (the session sets
 ``agent_state.hnsw_min_embeddings`` above every agent's size) and as the
 product chooses (the HNSW index for agents at or above the threshold). Each
@@ -280,6 +282,17 @@ WHERE x.runtime_agent_id = %(agent)s::uuid AND x.model = '{MODEL}' AND x.dimensi
   AND e.live AND e.current_revision = x.revision AND e.visibility = 'perspective'
 ORDER BY x.embedding::vector({DIM}) <=> %(emb)s::real[]::vector({DIM})
 LIMIT 50"""
+# The rungs below it (a cost ladder for small agents, where the exact scan
+# answers): the query embedding sent and parsed, nothing else (what the client
+# library and the server spend on 384 floats, which the lexical call does not
+# send), and the nearest 50 of the agent's rows with no eligibility (the cast of
+# every real[] embedding to vector and the distance).
+SEND = "SELECT pg_catalog.cardinality(%(emb)s::real[]), 0"
+BARE_ROWS = f"""SELECT x.entry_id, x.revision
+FROM agent_state.memory_embeddings AS x
+WHERE x.runtime_agent_id = %(agent)s::uuid AND x.model = '{MODEL}' AND x.dimensions = {DIM}
+ORDER BY x.embedding::vector({DIM}) <=> %(emb)s::real[]::vector({DIM})
+LIMIT 50"""
 
 
 def make_queries(
@@ -486,6 +499,11 @@ def main() -> int:
                 "lexical recall": (connect(True), LEXICAL),
                 "hybrid recall": (connect(True), HYBRID),
                 "bare exact nearest 50": (connect(False, "SET enable_indexscan = off"), BARE),
+                "send the embedding": (connect(False), SEND),
+                "bare nearest 50, no eligibility": (
+                    connect(False, "SET enable_indexscan = off"),
+                    BARE_ROWS,
+                ),
             }
             for name, qs in qsets.items():
                 with timed(f"phase 1, {name}"):
@@ -565,7 +583,13 @@ def report(results: dict[str, Any]) -> None:
     rows = []
     for name, r in results["before"].items():
         lex = r["lexical recall"]
-        for label in ("lexical recall", "hybrid recall", "bare exact nearest 50"):
+        for label in (
+            "lexical recall",
+            "send the embedding",
+            "bare nearest 50, no eligibility",
+            "bare exact nearest 50",
+            "hybrid recall",
+        ):
             s = r[label]
             rows.append([name, label, s["n"], ms(s["p50"]), ms(s["p99"]),
                          f"{s['p50'] / lex['p50']:.2f}"])  # fmt: skip

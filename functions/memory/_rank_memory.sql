@@ -98,8 +98,9 @@ BEGIN
     -- index instead, in one query with the agent filter and eligibility, with
     -- pgvector's iterative index scan: the scan goes on until enough ELIGIBLE
     -- neighbours have been found (or hnsw.max_scan_tuples), so ineligible
-    -- neighbours do not take their places. Relaxed order: the candidates are
-    -- ordered by their distance afterwards. If the index yields fewer than were
+    -- neighbours do not take their places. hnsw.ef_search is
+    -- agent_state._hnsw_ef_search() (default 1000: the measurements are there).
+    -- Relaxed order: the candidates are ordered by their distance afterwards. If the index yields fewer than were
     -- asked for (its scan limit reached), the exact scan answers instead. The
     -- ORDER BY repeats the index expression exactly (embedding::vector(dimensions)).
     IF query_embedding IS NOT NULL THEN
@@ -114,8 +115,7 @@ BEGIN
             old_iterative := coalesce(pg_catalog.current_setting('hnsw.iterative_scan', true), 'off');
             old_ef := coalesce(pg_catalog.current_setting('hnsw.ef_search', true), '40');
             PERFORM pg_catalog.set_config('hnsw.iterative_scan', 'relaxed_order', true);
-            PERFORM pg_catalog.set_config('hnsw.ef_search',
-                                          LEAST(GREATEST(4 * k, 200), 1000)::text, true);
+            PERFORM pg_catalog.set_config('hnsw.ef_search', agent_state._hnsw_ef_search()::text, true);
             -- Planned for the parameters' values (the partial index's predicate).
             PERFORM pg_catalog.set_config('plan_cache_mode', 'force_custom_plan', true);
             EXECUTE pg_catalog.format($ann$

@@ -121,6 +121,7 @@ $drop$;
 -- include: functions/memory/_embedding_index.sql
 -- include: functions/memory/_guard_derived_memory.sql
 -- include: functions/memory/_guard_memory_redaction.sql
+-- include: functions/memory/_hnsw_ef_search.sql
 -- include: functions/memory/_hnsw_index.sql
 -- include: functions/memory/_insert_memory.sql
 -- include: functions/memory/_match_query.sql

@@ -7,9 +7,9 @@ BEGIN;
 SET client_min_messages = warning;
 SELECT EXISTS (SELECT FROM pg_catalog.pg_available_extensions WHERE name = 'vector') AS has_vector \gset
 \if :has_vector
-SELECT plan(48);
+SELECT plan(52);
 \else
-SELECT plan(15);
+SELECT plan(19);
 \endif
 
 CREATE ROLE t150_op IN ROLE agent_state_operator;
@@ -22,6 +22,19 @@ AS $$ SELECT i.v FROM pg_temp.ids AS i WHERE i.k = key $$;
 CREATE FUNCTION pg_temp.v(angle double precision) RETURNS real [] LANGUAGE sql IMMUTABLE
 AS $$ SELECT ARRAY[pg_catalog.cos(angle), pg_catalog.sin(angle), 0]::real [] $$;
 GRANT ALL ON ALL TABLES IN SCHEMA pg_temp TO PUBLIC;
+
+-- The HNSW path's hnsw.ef_search (agent_state.hnsw_ef_search, default 1000: the
+-- index's answer must be right to the 50 neighbours that are fused).
+SELECT is(agent_state._hnsw_ef_search(), 1000, 'hnsw_ef_search: 1000 by default');
+SET LOCAL agent_state.hnsw_ef_search = 300;
+SELECT is(agent_state._hnsw_ef_search(), 300, 'hnsw_ef_search: the setting');
+SET LOCAL agent_state.hnsw_ef_search = 1001;
+SELECT throws_ok($$SELECT agent_state._hnsw_ef_search()$$, '22023', NULL,
+                 'hnsw_ef_search: above pgvector''s 1000 raises 22023');
+SET LOCAL agent_state.hnsw_ef_search = 'many';
+SELECT throws_ok($$SELECT agent_state._hnsw_ef_search()$$, '22023', NULL,
+                 'hnsw_ef_search: not a number raises 22023');
+RESET agent_state.hnsw_ef_search;
 
 SET ROLE t150_op;
 INSERT INTO pg_temp.ids VALUES ('a', agent_state.create_agent('t150-a')), ('b', agent_state.create_agent('t150-b'));

@@ -286,6 +286,51 @@ def test_index_embeddings_keeps_eligibility_before_the_neighbours(
         assert conn.execute("SHOW hnsw.iterative_scan").fetchone() == ("off",)
 
 
+def test_hnsw_ef_search_is_the_index_scans(vstore: Store, vector_db: str) -> None:
+    """agent_state.hnsw_ef_search is the candidate list of the index scan. With the
+    caller's hnsw.max_scan_tuples at 1 the scan ends after its first search, whose
+    size ef_search sets: the default (1000) holds the whole small index, and the
+    index answers, past the 60 nearer ineligible room secrets; at 1 the scan ends
+    early, with fewer than 50 eligible neighbours, and the exact scan answers."""
+    model = f"ann-ef-{uuid4()}"
+    sc = ann_scene(vstore, model)
+    query = [1.0] + [0.0] * 7
+    with psycopg.connect(vector_db, autocommit=True) as conn:
+        name = conn.execute("SELECT agent_state.index_embeddings(%s, 8)", [model]).fetchone()[0]  # type: ignore[index]
+        index_oid = conn.execute("SELECT %s::regclass::oid", [f"agent_state.{name}"]).fetchone()[0]  # type: ignore[index]
+
+        def ask(ef: str | None) -> tuple[list[tuple[Any, ...]], int]:
+            with conn.transaction():
+                conn.execute("SET LOCAL agent_state.hnsw_min_embeddings = 1")
+                conn.execute("SET LOCAL enable_sort = off")
+                conn.execute("SET LOCAL hnsw.max_scan_tuples = 1")
+                if ef is not None:
+                    conn.execute("SELECT set_config('agent_state.hnsw_ef_search', %s, true)", [ef])
+                before = conn.execute(
+                    "SELECT pg_stat_get_xact_tuples_returned(%s)", [index_oid]
+                ).fetchone()[0]  # type: ignore[index]
+                got = conn.execute(RECALL, [sc["agent"], None, sc["dm"], 10, query, model])
+                rows = got.fetchall()
+                after = conn.execute(
+                    "SELECT pg_stat_get_xact_tuples_returned(%s)", [index_oid]
+                ).fetchone()[0]  # type: ignore[index]
+            return rows, int(after) - int(before)
+
+        with conn.transaction():
+            conn.execute("SET LOCAL agent_state.hnsw_min_embeddings = 999999999")
+            exact = conn.execute(RECALL, [sc["agent"], None, sc["dm"], 10, query, model]).fetchall()
+        assert [r[2] for r in exact][:1] == ["the one"]
+        got, scanned_default = ask(None)
+        assert got == exact and scanned_default > 60
+        got, scanned = ask("1")
+        assert got == exact and 0 < scanned < scanned_default
+        got, _ = ask(" 1000 ")
+        assert got == exact
+        for bad in ("0", "1001", "many"):
+            with pytest.raises(psycopg.errors.InvalidParameterValue):
+                ask(bad)
+
+
 def test_index_embeddings_is_for_operators(vector_db: str, make_role: Any) -> None:
     role = make_role("agent_state_runtime")
     with (
