@@ -38,23 +38,34 @@ The turn ladder (fixtures of ``bench/turn.py``, one statement per turn):
    a SECURITY DEFINER function with a pinned search_path that first calls
    ``agent_state._bind``, chained in one statement: the least any
    implementation of the five-call API can cost;
-3. ``turn, foreign-key checks off``: the product's five functions with the
-   foreign-key checks of the rows a turn writes switched off (its BEFORE
-   triggers derive what it writes, so they stay on);
-4. ``turn``: the product's five functions, as shipped;
+3. ``the same on the product tables, triggers and keys off``: those five bound
+   calls writing the product's tables instead (ten rows, with their indexes and
+   CHECKs; the derived values computed inline, nothing checked), with the
+   tables' triggers and keys disabled: the table shapes' cost;
+4. ``turn, triggers and keys off``: the product's five functions (which derive
+   what the triggers would for their own writes) with every trigger of the
+   turn's tables disabled, foreign keys included: the product's own code;
+5. ``turn, foreign-key checks off``: only the foreign-key checks of the rows a
+   turn writes switched off;
+6. ``turn``: the product's five functions, as shipped;
 
 and the same for the one call:
 
-5. ``bare as one bound call``: the bare turn's statement inside one SECURITY
+7. ``bare as one bound call``: the bare turn's statement inside one SECURITY
    DEFINER function that first calls ``agent_state._bind``: the least any
    implementation of ``record_turn`` can cost;
-6. ``record_turn, triggers and keys off``: the product's ``record_turn`` (its
+8. ``the same on the product tables, triggers and keys off``: that statement
+   writing the product's tables (ten rows where the bare turn writes six: the
+   snapshot's memory and message sources are rows; the derived values computed
+   inline, nothing checked), their triggers and keys disabled: what the table
+   shapes cost before any of the product's code;
+9. ``record_turn, triggers and keys off``: the product's ``record_turn`` (its
    direct path derives what the triggers would: the charge, the prompt's hash,
    the checkpoint number) with every trigger of the turn's tables disabled,
    foreign keys included: the product's table shapes (ten rows, their indexes,
    CHECKs and RLS) and its own code;
-7. ``record_turn, keys on``: foreign keys enabled, the product's triggers off;
-8. ``record_turn``: as shipped.
+10. ``record_turn, keys on``: foreign keys enabled, the product's triggers off;
+11. ``record_turn``: as shipped.
 """
 
 from __future__ import annotations
@@ -277,6 +288,142 @@ BEGIN
     SELECT k.checkpoint INTO n FROM k;
     RETURN n;
 END $$;
+-- The same statement on the product's tables (run with their triggers and keys
+-- off: it writes the derived values itself, with no checks): what the product's
+-- table shapes cost, ten rows with their indexes and CHECKs, before any of its code.
+CREATE FUNCTION bench_floor.turn_product(agent uuid, run uuid, prompt text, persona_rev integer,
+                                         memory jsonb, messages uuid [], request jsonb,
+                                         response jsonb, usage jsonb, input jsonb, output jsonb,
+                                         frontier jsonb)
+RETURNS integer LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+#variable_conflict use_variable
+DECLARE n integer;
+BEGIN
+    PERFORM agent_state._bind(agent);
+    WITH u AS (UPDATE agent_state.runs AS r
+               SET spent_tokens = r.spent_tokens + (usage ->> 'tokens')::numeric,
+                   spent_cost_usd = r.spent_cost_usd + (usage ->> 'cost_usd')::numeric,
+                   spent_tool_calls = r.spent_tool_calls + 1
+               WHERE r.runtime_agent_id = agent AND r.run_id = run AND r.status = 'open'
+               RETURNING r.runtime_agent_id, r.run_id),
+    s AS (INSERT INTO agent_state.prompt_snapshots (runtime_agent_id, run_id, prompt, prompt_sha256,
+                                                    persona_revision, memory_count, message_count)
+          VALUES (agent, run, prompt, encode(sha256(convert_to(prompt, 'UTF8')), 'hex'),
+                  persona_rev, jsonb_array_length(memory), cardinality(messages))
+          RETURNING runtime_agent_id, run_id, snapshot_id),
+    sm AS (INSERT INTO agent_state.snapshot_memory (runtime_agent_id, snapshot_id, entry_id,
+                                                    revision, ordinal)
+           SELECT s.runtime_agent_id, s.snapshot_id, (e.v ->> 'entry')::uuid,
+                  (e.v ->> 'revision')::integer, e.o
+           FROM s, jsonb_array_elements(memory) WITH ORDINALITY AS e (v, o)
+           RETURNING 1),
+    sg AS (INSERT INTO agent_state.snapshot_messages (runtime_agent_id, snapshot_id, message_id,
+                                                      ordinal)
+           SELECT s.runtime_agent_id, s.snapshot_id, x.id, x.o
+           FROM s, unnest(messages) WITH ORDINALITY AS x (id, o)
+           RETURNING 1),
+    m AS (INSERT INTO agent_state.model_calls (runtime_agent_id, run_id, snapshot_id, provider,
+                                               model, request, response, tokens, cost_usd, status)
+          SELECT s.runtime_agent_id, s.run_id, s.snapshot_id, 'bench', 'bench-model', request,
+                 response, (usage ->> 'tokens')::numeric, (usage ->> 'cost_usd')::numeric, 'ok'
+          FROM s
+          RETURNING runtime_agent_id, run_id, model_call_id),
+    t AS (INSERT INTO agent_state.tool_calls (runtime_agent_id, run_id, model_call_id, tool_name,
+                                              grant_revision, input)
+          SELECT m.runtime_agent_id, m.run_id, m.model_call_id, 'search', 1, input FROM m
+          RETURNING runtime_agent_id, tool_call_id),
+    x AS (INSERT INTO agent_state.tool_results (runtime_agent_id, tool_call_id, result_no, output,
+                                                status)
+          SELECT t.runtime_agent_id, t.tool_call_id, 1, output, 'ok' FROM t
+          RETURNING 1),
+    k AS (INSERT INTO agent_state.checkpoints (runtime_agent_id, run_id, checkpoint, frontier)
+          SELECT u.runtime_agent_id, u.run_id,
+                 (SELECT coalesce(max(p.checkpoint), 0) + 1 FROM agent_state.checkpoints AS p
+                  WHERE p.runtime_agent_id = u.runtime_agent_id AND p.run_id = u.run_id),
+                 frontier FROM u
+          RETURNING checkpoint)
+    SELECT k.checkpoint INTO n FROM k;
+    RETURN n;
+END $$;
+-- The five bound calls on the product's tables (run with their triggers and keys
+-- off, deriving what the triggers would, checking nothing).
+CREATE FUNCTION bench_floor.p_snapshot(agent uuid, run uuid, prompt text, persona_rev integer,
+                                       memory jsonb, messages uuid [])
+RETURNS uuid LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+#variable_conflict use_variable
+DECLARE id uuid;
+BEGIN
+    PERFORM agent_state._bind(agent);
+    WITH s AS (INSERT INTO agent_state.prompt_snapshots (runtime_agent_id, run_id, prompt,
+                   prompt_sha256, persona_revision, memory_count, message_count)
+               VALUES (agent, run, prompt, encode(sha256(convert_to(prompt, 'UTF8')), 'hex'),
+                       persona_rev, jsonb_array_length(memory), cardinality(messages))
+               RETURNING snapshot_id),
+    sm AS (INSERT INTO agent_state.snapshot_memory (runtime_agent_id, snapshot_id, entry_id,
+                                                    revision, ordinal)
+           SELECT agent, s.snapshot_id, (e.v ->> 'entry')::uuid, (e.v ->> 'revision')::integer, e.o
+           FROM s, jsonb_array_elements(memory) WITH ORDINALITY AS e (v, o)
+           RETURNING 1),
+    sg AS (INSERT INTO agent_state.snapshot_messages (runtime_agent_id, snapshot_id, message_id,
+                                                      ordinal)
+           SELECT agent, s.snapshot_id, x.id, x.o
+           FROM s, unnest(messages) WITH ORDINALITY AS x (id, o)
+           RETURNING 1)
+    SELECT s.snapshot_id INTO id FROM s;
+    RETURN id;
+END $$;
+CREATE FUNCTION bench_floor.p_model_call(agent uuid, run uuid, snap uuid, request jsonb,
+                                         response jsonb, usage jsonb)
+RETURNS uuid LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+#variable_conflict use_variable
+DECLARE id uuid;
+BEGIN
+    PERFORM agent_state._bind(agent);
+    UPDATE agent_state.runs AS r
+    SET spent_tokens = r.spent_tokens + (usage ->> 'tokens')::numeric,
+        spent_cost_usd = r.spent_cost_usd + (usage ->> 'cost_usd')::numeric
+    WHERE r.runtime_agent_id = agent AND r.run_id = run AND r.status = 'open';
+    INSERT INTO agent_state.model_calls (runtime_agent_id, run_id, snapshot_id, provider, model,
+                                         request, response, tokens, cost_usd, status)
+    VALUES (agent, run, snap, 'bench', 'bench-model', request, response,
+            (usage ->> 'tokens')::numeric, (usage ->> 'cost_usd')::numeric, 'ok')
+    RETURNING model_call_id INTO id;
+    RETURN id;
+END $$;
+CREATE FUNCTION bench_floor.p_tool_call(agent uuid, run uuid, mc uuid, input jsonb)
+RETURNS uuid LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+#variable_conflict use_variable
+DECLARE id uuid;
+BEGIN
+    PERFORM agent_state._bind(agent);
+    UPDATE agent_state.runs AS r SET spent_tool_calls = r.spent_tool_calls + 1
+    WHERE r.runtime_agent_id = agent AND r.run_id = run AND r.status = 'open';
+    INSERT INTO agent_state.tool_calls (runtime_agent_id, run_id, model_call_id, tool_name,
+                                        grant_revision, input)
+    VALUES (agent, run, mc, 'search', 1, input)
+    RETURNING tool_call_id INTO id;
+    RETURN id;
+END $$;
+CREATE FUNCTION bench_floor.p_tool_result(agent uuid, tc uuid, output jsonb)
+RETURNS void LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+#variable_conflict use_variable
+BEGIN
+    PERFORM agent_state._bind(agent);
+    INSERT INTO agent_state.tool_results (runtime_agent_id, tool_call_id, result_no, output, status)
+    VALUES (agent, tc, 1, output, 'ok');
+END $$;
+CREATE FUNCTION bench_floor.p_checkpoint(agent uuid, run uuid, frontier jsonb)
+RETURNS integer LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+#variable_conflict use_variable
+DECLARE n integer;
+BEGIN
+    PERFORM agent_state._bind(agent);
+    INSERT INTO agent_state.checkpoints (runtime_agent_id, run_id, checkpoint, frontier)
+    SELECT agent, run, coalesce(max(p.checkpoint), 0) + 1, frontier
+    FROM agent_state.checkpoints AS p WHERE p.runtime_agent_id = agent AND p.run_id = run
+    RETURNING checkpoint INTO n;
+    RETURN n;
+END $$;
 GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA bench_floor TO {runtime};
 """
 
@@ -299,6 +446,14 @@ SELECT bench_floor.turn(c.agent, c.run, c.prompt || :r, c.persona_rev, c.memory,
                         c.request, c.response, c.usage, c.input, c.output, c.frontier)
 FROM bench.turn_ctx AS c WHERE c.n = :n;
 """
+TURN_BOUND_PRODUCT = (
+    TURN_BOUND.replace("bench_floor.snapshot(", "bench_floor.p_snapshot(")
+    .replace("bench_floor.model_call(", "bench_floor.p_model_call(")
+    .replace("bench_floor.tool_call(", "bench_floor.p_tool_call(")
+    .replace("bench_floor.tool_result(", "bench_floor.p_tool_result(")
+    .replace("bench_floor.checkpoint(", "bench_floor.p_checkpoint(")
+)
+TURN_ONE_PRODUCT = TURN_ONE_BOUND.replace("bench_floor.turn(", "bench_floor.turn_product(")
 
 
 def ladder(
@@ -400,15 +555,19 @@ def turn_ladder(server: Server, args: argparse.Namespace) -> list[dict[str, Any]
         conn.execute(TURN_WRAPPERS.format(runtime=RUNTIME_ROLE))
         conn.commit()
         runtime = server.dsn(TURN_DB, RUNTIME_ROLE)
-        # The turn's BEFORE triggers derive what it writes (the budget charge,
-        # checkpoint and result numbers, the prompt's hash): they cannot be
-        # switched off like remember's; its foreign-key checks can.
+        # With triggers off, the product's functions still derive what the
+        # triggers would (they skip the extension's own writes), except a tool
+        # result's number: the five calls' rung with triggers off is run on
+        # fresh tool calls only, whose first result is numbered 1 by default.
         rungs: list[tuple[str, str, str | None]] = [
             ("bare", turn.BARE_ONE, ""),
             ("bare as five bound calls", TURN_BOUND, ""),
+            ("the same on the product tables, triggers and keys off", TURN_BOUND_PRODUCT, "ALL"),
+            ("turn, triggers and keys off", turn.PRODUCT_ONE, "ALL"),
             ("turn, foreign-key checks off", turn.PRODUCT_ONE, "KEYS"),
             ("turn", turn.PRODUCT_ONE, ""),
             ("bare as one bound call", TURN_ONE_BOUND, ""),
+            ("the same on the product tables, triggers and keys off", TURN_ONE_PRODUCT, "ALL"),
             ("record_turn, triggers and keys off", turn.PRODUCT_RECORD_TURN, "ALL"),
             ("record_turn, keys on", turn.PRODUCT_RECORD_TURN, "USER"),
             ("record_turn", turn.PRODUCT_RECORD_TURN, ""),

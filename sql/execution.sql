@@ -370,7 +370,7 @@ EXECUTE FUNCTION agent_state._tool_call_before_insert();
 
 CREATE TRIGGER tool_results_before_insert
 BEFORE INSERT ON agent_state.tool_results
-FOR EACH ROW WHEN (NOT agent_state._restoring())
+FOR EACH ROW WHEN (NOT agent_state._restoring() AND NOT agent_state._own_write())
 EXECUTE FUNCTION agent_state._tool_result_before_insert();
 
 CREATE TRIGGER checkpoints_before_insert

@@ -26,9 +26,10 @@ BEGIN
         PERFORM agent_state._missing('tool call', 'tool_call', tool_call,
             EXISTS (SELECT FROM agent_state.tool_calls AS c WHERE c.tool_call_id = tool_call));
     END IF;
-    -- The insert trigger numbers the result and refuses one after a final result.
-    INSERT INTO agent_state.tool_results (runtime_agent_id, tool_call_id, status, output)
-    VALUES (agent, tool_call, status, output);
+    -- What the insert trigger does for other writers (it skips the extension's
+    -- own): lock the call, refuse a result after a final one (55000), number it.
+    INSERT INTO agent_state.tool_results (runtime_agent_id, tool_call_id, result_no, status, output)
+    VALUES (agent, tool_call, agent_state._next_tool_result(agent, tool_call), status, output);
 END
 $$;
 

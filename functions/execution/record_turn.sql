@@ -206,7 +206,8 @@ BEGIN
         SELECT agent, run, tool_ids[e.ord], call_id, tool_names[e.ord], grant_revs[e.ord], e.elem -> 'input'
         FROM pg_catalog.jsonb_array_elements(tool_calls) WITH ORDINALITY AS e (elem, ord)
         ORDER BY e.ord;
-        -- The first result of each new call (its insert trigger numbers it too).
+        -- The first result of each call just written (no other transaction can
+        -- see the calls yet, so nothing can queue before it).
         INSERT INTO agent_state.tool_results (runtime_agent_id, tool_call_id, result_no, status, output)
         SELECT agent, tool_ids[e.ord], 1, e.elem ->> 'status', e.elem -> 'output'
         FROM pg_catalog.jsonb_array_elements(tool_calls) WITH ORDINALITY AS e (elem, ord)

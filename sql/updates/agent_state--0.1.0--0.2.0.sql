@@ -82,7 +82,9 @@ $drop$;
 -- include: functions/execution/_check_snapshot.sql
 -- include: functions/execution/_check_snapshot_sources.sql
 -- include: functions/execution/_insert_snapshot.sql
+-- include: functions/execution/_next_tool_result.sql
 -- include: functions/execution/_run_budget.sql
+-- include: functions/execution/_tool_result_before_insert.sql
 -- include: functions/execution/_usage_amounts.sql
 -- include: functions/execution/checkpoint.sql
 -- include: functions/execution/continue_run.sql
@@ -317,7 +319,7 @@ EXECUTE FUNCTION agent_state._tool_call_before_insert();
 
 CREATE TRIGGER tool_results_before_insert
 BEFORE INSERT ON agent_state.tool_results
-FOR EACH ROW WHEN (NOT agent_state._restoring())
+FOR EACH ROW WHEN (NOT agent_state._restoring() AND NOT agent_state._own_write())
 EXECUTE FUNCTION agent_state._tool_result_before_insert();
 
 CREATE TRIGGER checkpoints_before_insert

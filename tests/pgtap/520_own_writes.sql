@@ -1,8 +1,8 @@
 -- The product's own writes skip the commit-time checks that its functions
 -- already keep (SPEC section 1; agent_state._own_write): the entry, revision and
 -- snapshot-source checks, and the insert triggers of snapshots, model calls, tool
--- calls and checkpoints (the functions lock and charge the run, check the grant,
--- hash the prompt and number the checkpoint themselves). This file proves both halves of that allowance:
+-- calls, tool results and checkpoints (the functions lock and charge the run,
+-- check the grant, hash the prompt and number checkpoints and results themselves). This file proves both halves of that allowance:
 --   1. the functions keep the invariants: after every kind of write through them
 --      (the lifecycle fixtures touch every table, plus remember_many and
 --      record_turn), verify(), which runs the same per-row checks, finds nothing;
@@ -10,7 +10,7 @@
 --      only the schema owner's own direct writes skip the checks, and verify()
 --      reports what they let through.
 BEGIN;
-SELECT plan(24);
+SELECT plan(25);
 
 DO $roles$
 BEGIN
@@ -30,11 +30,12 @@ FROM pg_catalog.pg_trigger AS g
 WHERE g.tgrelid::regclass::text IN ('agent_state.memory_entries', 'agent_state.memory_revisions',
                                     'agent_state.prompt_snapshots', 'agent_state.graph_checkpoints',
                                     'agent_state.graph_writes', 'agent_state.model_calls',
-                                    'agent_state.tool_calls', 'agent_state.checkpoints')
+                                    'agent_state.tool_calls', 'agent_state.checkpoints',
+                                    'agent_state.tool_results')
   AND g.tgname IN ('memory_entries_insert_check', 'memory_entries_revision_check',
                    'memory_revisions_evidence_check', 'prompt_snapshots_sources_check',
                    'prompt_snapshots_before_insert', 'model_calls_before_insert',
-                   'tool_calls_before_insert', 'checkpoints_before_insert',
+                   'tool_calls_before_insert', 'checkpoints_before_insert', 'tool_results_before_insert',
                    -- a purge deletes exactly what it lists (_graph_purge); direct DML
                    -- is tested in tests/python/test_langgraph_saver.py
                    'graph_checkpoints_purge_listed', 'graph_writes_purge_listed')
@@ -42,7 +43,7 @@ ORDER BY g.tgname;
 SELECT is((SELECT pg_catalog.count(*)::integer FROM pg_catalog.pg_trigger AS g
            WHERE g.tgrelid::regclass::text LIKE 'agent_state.%'
              AND pg_catalog.pg_get_triggerdef(g.oid) LIKE '%_own_write()%'),
-          10, 'no other trigger skips anything for the owner');
+          11, 'no other trigger skips anything for the owner');
 
 SELECT is(agent_state._own_write(), true, 'the schema owner''s writes are the product''s own');
 SET ROLE t520_dba;
