@@ -38,7 +38,7 @@ The turn ladder (fixtures of ``bench/turn.py``, one statement per turn):
    a SECURITY DEFINER function with a pinned search_path that first calls
    ``agent_state._bind``, chained in one statement: the least any
    implementation of the five-call API can cost;
-3. ``the same on the product tables, triggers and keys off``: those five bound
+3. ``five bound calls on the product tables, triggers and keys off``: those five bound
    calls writing the product's tables instead (ten rows, with their indexes and
    CHECKs; the derived values computed inline, nothing checked), with the
    tables' triggers and keys disabled: the table shapes' cost;
@@ -54,7 +54,7 @@ and the same for the one call:
 7. ``bare as one bound call``: the bare turn's statement inside one SECURITY
    DEFINER function that first calls ``agent_state._bind``: the least any
    implementation of ``record_turn`` can cost;
-8. ``the same on the product tables, triggers and keys off``: that statement
+8. ``one bound call on the product tables, triggers and keys off``: that statement
    writing the product's tables (ten rows where the bare turn writes six: the
    snapshot's memory and message sources are rows; the derived values computed
    inline, nothing checked), their triggers and keys disabled: what the table
@@ -562,12 +562,20 @@ def turn_ladder(server: Server, args: argparse.Namespace) -> list[dict[str, Any]
         rungs: list[tuple[str, str, str | None]] = [
             ("bare", turn.BARE_ONE, ""),
             ("bare as five bound calls", TURN_BOUND, ""),
-            ("the same on the product tables, triggers and keys off", TURN_BOUND_PRODUCT, "ALL"),
+            (
+                "five bound calls on the product tables, triggers and keys off",
+                TURN_BOUND_PRODUCT,
+                "ALL",
+            ),
             ("turn, triggers and keys off", turn.PRODUCT_ONE, "ALL"),
             ("turn, foreign-key checks off", turn.PRODUCT_ONE, "KEYS"),
             ("turn", turn.PRODUCT_ONE, ""),
             ("bare as one bound call", TURN_ONE_BOUND, ""),
-            ("the same on the product tables, triggers and keys off", TURN_ONE_PRODUCT, "ALL"),
+            (
+                "one bound call on the product tables, triggers and keys off",
+                TURN_ONE_PRODUCT,
+                "ALL",
+            ),
             ("record_turn, triggers and keys off", turn.PRODUCT_RECORD_TURN, "ALL"),
             ("record_turn, keys on", turn.PRODUCT_RECORD_TURN, "USER"),
             ("record_turn", turn.PRODUCT_RECORD_TURN, ""),
