@@ -81,7 +81,7 @@ BEGIN
     END IF;
     fast := coalesce(
         run IS NOT NULL AND messages IS NOT NULL AND request IS NOT NULL
-        AND pg_catalog.length(prompt) <= 10000000 AND pg_catalog.btrim(prompt, E' \t\r\n') <> ''
+        AND pg_catalog.octet_length(prompt) <= 10000000 AND prompt ~ '[^ \t\r\n]'
         AND pg_catalog.length(provider) <= 200 AND pg_catalog.btrim(provider, E' \t\r\n') <> ''
         AND pg_catalog.length(model) <= 200 AND pg_catalog.btrim(model, E' \t\r\n') <> ''
         AND tokens >= 0 AND tokens <= 1e15 AND tokens = pg_catalog.trunc(tokens)
@@ -89,9 +89,7 @@ BEGIN
         AND status = ANY (ARRAY['ok', 'error', 'timeout'])
         AND pg_catalog.array_position(messages, NULL) IS NULL
         AND (frontier IS NULL OR pg_catalog.jsonb_typeof(frontier) IN ('object', 'array'))
-        AND (memory = '[]'::jsonb OR memory::text ~ (
-            '^\[\{"entry": "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", "revision": [1-9][0-9]{0,8}\}'
-            '(, \{"entry": "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", "revision": [1-9][0-9]{0,8}\})*\]$'))
+        AND pg_catalog.jsonb_typeof(memory) = 'array' AND agent_state._json_fits(memory)
         AND agent_state._json_fits(request) AND agent_state._json_fits(response)
         AND agent_state._json_fits(usage, 1000000) AND agent_state._json_fits(frontier),
         false);
@@ -121,38 +119,39 @@ BEGIN
               AND t.elem ->> 'status' = ANY (ARRAY['ok', 'error', 'unconfirmed'])));
     END IF;
     IF fast AND memory <> '[]'::jsonb THEN
-        -- The canonical text of the array was matched above: the casts cannot fail.
-        SELECT pg_catalog.array_agg((e.elem ->> 'entry')::uuid ORDER BY e.ord),
-               pg_catalog.array_agg((e.elem ->> 'revision')::integer ORDER BY e.ord)
-        INTO mem_entries, mem_revisions
-        FROM pg_catalog.jsonb_array_elements(memory) WITH ORDINALITY AS e (elem, ord);
-        -- Every memory source this agent's, and no entry of them redacted.
-        SELECT pg_catalog.count(DISTINCT (u.entry, u.rev)) INTO n_memory
-        FROM ROWS FROM (pg_catalog.unnest(mem_entries), pg_catalog.unnest(mem_revisions)) AS u (entry, rev);
-        fast := NOT EXISTS (
+        SELECT m.ok, m.entries, m.revisions INTO fast, mem_entries, mem_revisions
+        FROM agent_state._memory_sources(memory) AS m;
+    END IF;
+    IF fast THEN
+        -- Every source this agent's and no memory entry of them redacted, in one
+        -- query; repeated sources count once, as they are stored.
+        SELECT s.n_memory, s.n_messages, s.memory_ok AND s.messages_found = s.n_messages AND s.persona_ok
+        INTO n_memory, n_messages, fast
+        FROM (
             SELECT
-            FROM ROWS FROM (pg_catalog.unnest(mem_entries), pg_catalog.unnest(mem_revisions)) AS u (entry, rev)
-            WHERE NOT EXISTS (
-                SELECT FROM agent_state.memory_revisions AS v
-                WHERE v.runtime_agent_id = agent AND v.entry_id = u.entry AND v.revision = u.rev
-            ) OR EXISTS (
-                SELECT FROM agent_state.memory_redactions AS d
-                WHERE d.runtime_agent_id = agent AND d.entry_id = u.entry
-            )
-        );
-    END IF;
-    IF fast AND pg_catalog.cardinality(messages) > 0 THEN
-        n_messages := pg_catalog.cardinality(ARRAY(SELECT DISTINCT u.id FROM pg_catalog.unnest(messages) AS u (id)));
-        fast := n_messages = (
-            SELECT pg_catalog.count(*) FROM agent_state.messages AS m
-            WHERE m.runtime_agent_id = agent AND m.message_id = ANY (messages)
-        );
-    END IF;
-    IF fast AND persona_revision IS NOT NULL THEN
-        fast := EXISTS (
-            SELECT FROM agent_state.persona_revisions AS p
-            WHERE p.runtime_agent_id = agent AND p.revision = persona_revision
-        );
+                (SELECT pg_catalog.count(DISTINCT (u.entry, u.rev))
+                 FROM ROWS FROM (pg_catalog.unnest(mem_entries), pg_catalog.unnest(mem_revisions))
+                      AS u (entry, rev)) AS n_memory,
+                (SELECT pg_catalog.count(DISTINCT u.id) FROM pg_catalog.unnest(messages) AS u (id)) AS n_messages,
+                (SELECT pg_catalog.count(*) FROM agent_state.messages AS m
+                 WHERE m.runtime_agent_id = agent AND m.message_id = ANY (messages)) AS messages_found,
+                NOT EXISTS (
+                    SELECT
+                    FROM ROWS FROM (pg_catalog.unnest(mem_entries), pg_catalog.unnest(mem_revisions))
+                         AS u (entry, rev)
+                    WHERE NOT EXISTS (
+                        SELECT FROM agent_state.memory_revisions AS v
+                        WHERE v.runtime_agent_id = agent AND v.entry_id = u.entry AND v.revision = u.rev
+                    ) OR EXISTS (
+                        SELECT FROM agent_state.memory_redactions AS d
+                        WHERE d.runtime_agent_id = agent AND d.entry_id = u.entry
+                    )
+                ) AS memory_ok,
+                (persona_revision IS NULL OR EXISTS (
+                    SELECT FROM agent_state.persona_revisions AS p
+                    WHERE p.runtime_agent_id = agent AND p.revision = persona_revision
+                )) AS persona_ok
+        ) AS s;
     END IF;
     IF fast THEN
         -- The whole turn's charge in one update, which also locks the run. Only

@@ -1,7 +1,7 @@
 -- Prompt snapshots: snapshot_prompt, snapshot_sources, the source foreign keys
 -- across perspectives, immutability for every role, and the redaction rewrite.
 BEGIN;
-SELECT plan(91);
+SELECT plan(95);
 
 CREATE ROLE t210_op IN ROLE agent_state_operator;
 CREATE ROLE t210_ra IN ROLE agent_state_runtime;
@@ -188,6 +188,10 @@ SELECT throws_ok($$SELECT agent_state.snapshot_prompt(pg_temp.id('a'), pg_temp.i
 SELECT throws_ok($$SELECT agent_state.snapshot_prompt(pg_temp.id('a'), pg_temp.id('run'), 'p',
                    memory => pg_temp.mem('e2', '7'))$$,
                  'P0002', NULL, 'an unknown revision of a known entry: P0002');
+SELECT throws_ok($$SELECT agent_state.snapshot_prompt(pg_temp.id('a'), pg_temp.id('run'), E' \t\r\n ')$$,
+                 '22023', NULL, 'a prompt of spaces, tabs and line breaks only: 22023');
+SELECT throws_ok($$SELECT agent_state.record_turn(pg_temp.id('a'), pg_temp.id('run'), E'\t\n', 'p', 'm', '{}')$$,
+                 '22023', NULL, 'record_turn: such a prompt: 22023');
 SELECT throws_ok($$SELECT agent_state.snapshot_prompt(pg_temp.id('a'), pg_temp.id('run'), 'p',
                    memory => pg_temp.mem('e1', '1', 'eb', '1'))$$,
                  '23503', NULL, 'another agent''s memory revision: 23503');
@@ -218,6 +222,25 @@ SELECT throws_ok($$SELECT agent_state.snapshot_prompt(pg_temp.id('b'), pg_temp.i
                  '23503', NULL, 'B citing A''s message: 23503');
 RESET ROLE;
 SELECT is(pg_temp.snapshot_rows(), (SELECT n FROM n0), 'refused snapshots wrote nothing');
+SET ROLE t210_ra;
+-- Valid sources in unusual forms (an upper-case entry id, a revision written
+-- 1.0) take the detailed path, on either function, and mean the same source.
+INSERT INTO pg_temp.ids VALUES
+    ('s_upper', agent_state.snapshot_prompt(pg_temp.id('a'), pg_temp.id('run'), 'upper-case source',
+        memory => pg_catalog.jsonb_build_array(pg_catalog.jsonb_build_object(
+            'entry', pg_catalog.upper(pg_temp.id('e2')::text), 'revision', 1.0)))),
+    ('t_upper', (agent_state.record_turn(pg_temp.id('a'), pg_temp.id('run'), 'upper-case source', 'p', 'm', '{}',
+        memory => pg_catalog.jsonb_build_array(pg_catalog.jsonb_build_object(
+            'entry', pg_catalog.upper(pg_temp.id('e2')::text), 'revision', 1.0))) ->> 'snapshot')::uuid);
+SELECT is((SELECT pg_catalog.array_agg(x.entry::text || '/' || x.revision)
+           FROM agent_state.snapshot_sources(pg_temp.id('a'), pg_temp.id('s_upper')) AS x),
+          ARRAY[pg_temp.id('e2')::text || '/1'],
+          'snapshot_prompt: an upper-case entry id and a revision written 1.0 name the source');
+SELECT is((SELECT pg_catalog.array_agg(x.entry::text || '/' || x.revision)
+           FROM agent_state.snapshot_sources(pg_temp.id('a'), pg_temp.id('t_upper')) AS x),
+          ARRAY[pg_temp.id('e2')::text || '/1'],
+          'record_turn: the same');
+RESET ROLE;
 
 -- ---------------------------------------------------------------- snapshot_sources
 SET ROLE t210_ra;
