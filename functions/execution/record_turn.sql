@@ -89,7 +89,11 @@ BEGIN
         AND status = ANY (ARRAY['ok', 'error', 'timeout'])
         AND pg_catalog.array_position(messages, NULL) IS NULL
         AND (frontier IS NULL OR pg_catalog.jsonb_typeof(frontier) IN ('object', 'array'))
-        AND pg_catalog.jsonb_typeof(memory) = 'array' AND agent_state._json_fits(memory)
+        AND agent_state._json_fits(memory)
+        AND (memory = '[]'::jsonb OR memory::text ~ (
+                '^\[\{"entry": "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", "revision": [1-9][0-9]{0,8}\}'
+                '(, \{"entry": "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", "revision": [1-9][0-9]{0,8}\})*\]$'
+            ))
         AND agent_state._json_fits(request) AND agent_state._json_fits(response)
         AND agent_state._json_fits(usage, 1000000) AND agent_state._json_fits(frontier),
         false);
@@ -119,8 +123,11 @@ BEGIN
               AND t.elem ->> 'status' = ANY (ARRAY['ok', 'error', 'unconfirmed'])));
     END IF;
     IF fast AND memory <> '[]'::jsonb THEN
-        SELECT m.ok, m.entries, m.revisions INTO fast, mem_entries, mem_revisions
-        FROM agent_state._memory_sources(memory) AS m;
+        -- The canonical text of the array was matched above: the casts cannot fail.
+        SELECT pg_catalog.array_agg((e.elem ->> 'entry')::uuid ORDER BY e.ord),
+               pg_catalog.array_agg((e.elem ->> 'revision')::integer ORDER BY e.ord)
+        INTO mem_entries, mem_revisions
+        FROM pg_catalog.jsonb_array_elements(memory) WITH ORDINALITY AS e (elem, ord);
     END IF;
     IF fast THEN
         -- Every source this agent's and no memory entry of them redacted, in one

@@ -19,7 +19,6 @@ DECLARE
     mem_revisions integer [] := '{}'::integer [];
     n_memory integer := 0;
     n_messages integer := 0;
-    mem_ok boolean := true;
 BEGIN
     PERFORM agent_state._bind(agent);
     PERFORM agent_state._json_within(memory, 'memory');
@@ -37,12 +36,19 @@ BEGIN
         RAISE EXCEPTION USING ERRCODE = '22004', MESSAGE = 'messages: must not contain null';
     END IF;
 
-    IF memory <> '[]'::jsonb THEN
-        -- Hot path: every element in the usual form, parsed in one pass.
-        SELECT m.ok, m.entries, m.revisions INTO mem_ok, mem_entries, mem_revisions
-        FROM agent_state._memory_sources(memory) AS m;
-    END IF;
-    IF NOT mem_ok THEN
+    IF memory <> '[]'::jsonb AND memory::text ~ (
+            '^\[\{"entry": "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", "revision": [1-9][0-9]{0,8}\}'
+            '(, \{"entry": "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", "revision": [1-9][0-9]{0,8}\})*\]$'
+        ) THEN
+        -- Hot path: the canonical text of the array (jsonb prints keys in a fixed
+        -- order, strings unescaped only when plain) shows every element to be
+        -- exactly {"entry": lower-case uuid, "revision": 1 .. 999999999}, all of
+        -- which the checks below accept; the casts cannot fail.
+        SELECT pg_catalog.array_agg((e.elem ->> 'entry')::uuid ORDER BY e.ord),
+               pg_catalog.array_agg((e.elem ->> 'revision')::integer ORDER BY e.ord)
+        INTO mem_entries, mem_revisions
+        FROM pg_catalog.jsonb_array_elements(memory) WITH ORDINALITY AS e (elem, ord);
+    ELSIF memory <> '[]'::jsonb THEN
         -- Each element is exactly {"entry": uuid, "revision": positive integer}: the
         -- first malformed one is named (CASE branches in order: a cast is reached
         -- only for a well-formed value), else the parsed arrays come back.
