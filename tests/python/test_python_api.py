@@ -16,6 +16,7 @@ import subprocess
 import sys
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import psycopg
 import pytest
@@ -141,7 +142,31 @@ def test_array_arguments_are_sent_as_lists() -> None:
     _, params = F.attach_embedding.build(
         {"agent": "a", "entry": "e", "revision": 1, "model": "m", "embedding": (0.5, 1.0)}
     )
-    assert params[-1] == [0.5, 1.0]
+    assert params[-1] == "{0.5,1.0}"
+
+
+def test_embeddings_are_sent_as_array_text(admin_conn: psycopg.Connection[Any]) -> None:
+    # An embedding goes as the text of a real[] (a list is dumped element by
+    # element, slowly): the server must read back exactly what a list gives,
+    # NaN, infinities and nulls included (attach_embedding refuses those itself).
+    vector = [0.1, -2.5e-7, 3.0, 1e30, float("nan"), float("inf"), float("-inf"), None]
+    _, params = F.attach_embedding.build(
+        {"agent": "a", "entry": "e", "revision": 1, "model": "m", "embedding": vector}
+    )
+    assert isinstance(params[-1], str)
+    as_text = admin_conn.execute("SELECT %s::real[]::text", [params[-1]]).fetchone()
+    as_list = admin_conn.execute("SELECT %s::real[]::text", [vector]).fetchone()
+    assert as_text == as_list
+    # Integers too (psycopg cannot dump a list mixing int and float).
+    _, params = F.attach_embedding.build(
+        {"agent": "a", "entry": "e", "revision": 1, "model": "m", "embedding": [1, 2.5]}
+    )
+    assert params[-1] == "{1.0,2.5}"
+    # Not numbers: sent as a list, so the server refuses them as before.
+    _, params = F.attach_embedding.build(
+        {"agent": "a", "entry": "e", "revision": 1, "model": "m", "embedding": ["x"]}
+    )
+    assert params[-1] == ["x"]
 
 
 @pytest.mark.parametrize("value", ["users", b"users"])
