@@ -318,7 +318,9 @@ def make_queries(
                 "agent": agent,
                 "conv": conv2,
                 "query": " ".join(words),
-                "emb": [float(x) for x in v],
+                # As the Python wrapper sends an embedding: the text of a real[]
+                # (a list is dumped element by element, about 0.3 ms slower).
+                "emb": "{" + ",".join(repr(float(x)) for x in v) + "}",
                 "model": MODEL,
                 "n": n,
             }
