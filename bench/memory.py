@@ -135,6 +135,8 @@ def setup(conn: psycopg.Connection[Any], agents: int, seed: float) -> bool:
     for _, e, r, index in bare_shapes(btree_gin):
         conn.execute(BARE_TABLES.format(e=e, r=r))
         conn.execute(index.format(e=e))
+    if btree_gin:
+        conn.execute(BOUND_RECALL_FN)
     conn.execute("SELECT setseed(%s)", [seed])
     # Agent n = 0 is the big one; 1..agents are the many. Set up through the
     # product functions (a few thousand calls), as an operator would.
@@ -512,6 +514,27 @@ ORDER BY ts_rank(e.tsv, q) DESC
 LIMIT 10
 """
 
+# The least any implementation of recall's function API can cost: the bare query
+# inside a SECURITY DEFINER function with a pinned search_path that first binds
+# the call to the agent, as every product function does (no eligibility, no
+# subject boost or decay).
+BOUND_RECALL_FN = """
+CREATE FUNCTION bench_bare.recall_bound(agent uuid, query text)
+RETURNS TABLE (entry_id uuid, body text, rank real)
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+#variable_conflict use_variable
+BEGIN
+    PERFORM agent_state._bind(agent);
+    RETURN QUERY
+    SELECT e.entry_id, e.body, ts_rank(e.tsv, q)
+    FROM bench_bare.entries AS e, websearch_to_tsquery('english', query) AS q
+    WHERE e.runtime_agent_id = agent AND e.tsv @@ q
+    ORDER BY ts_rank(e.tsv, q) DESC
+    LIMIT 10;
+END $$;
+GRANT EXECUTE ON FUNCTION bench_bare.recall_bound(uuid, text) TO agent_state_runtime;
+"""
+
 PRODUCT_RECALL = """
 SELECT * FROM agent_state.recall(agent => %(agent)s::uuid, query => %(query)s::text,
                                  conversation => %(conv)s::uuid)
@@ -532,6 +555,14 @@ def recall_systems(
                 BARE_RECALL.format(
                     table="bench_bare.entries", agent_cond="e.runtime_agent_id = %(agent)s::uuid"
                 ),
+            )
+        )
+    if btree_gin:
+        systems.append(
+            (
+                "bare in a bound function",
+                server.connect(DB, RUNTIME_ROLE),
+                "SELECT * FROM bench_bare.recall_bound(%(agent)s::uuid, %(query)s::text)",
             )
         )
     # The same query on the product's table and index, run as its owner.
