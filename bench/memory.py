@@ -26,7 +26,7 @@ Each write run also reports the WAL bytes it wrote per transaction, and
 Targets: remember and amend >= 0.5x bare throughput (the bound function call
 alone costs 0.73-0.87x, see the cost ladders), WAL per remember <= 2x the bare
 statement's, remember_many >= 3x the memories per second of remember; recall p50
-and p99 <= 1.5x the bare query on every data set. Results go to stdout as markdown (and to
+and p99 <= 1.2x the bare query on every data set. Results go to stdout as markdown (and to
 ``--out`` as JSON).
 """
 
@@ -66,7 +66,7 @@ PLANTED = [10, 100, 1000, 10000, 25000, 100000]  # target match counts in the bi
 WRITE_TARGET = 0.5
 MANY_ITEMS = 10  # memories per remember_many call
 MANY_TARGET = 3.0  # remember_many items/s against remember calls/s
-RECALL_TARGET = 1.5
+RECALL_TARGET = 1.2  # the retrieval issue's target (it was 1.5x)
 
 
 # ----------------------------------------------------------------- schema and data
