@@ -12,6 +12,8 @@ default applies).
 
 from __future__ import annotations
 
+import math
+import struct
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeAlias, TypeVar, cast
@@ -146,11 +148,26 @@ class Param:
 def _real_array(value: Sequence[object]) -> object:
     """An embedding as the text of a real[] (cast server-side): psycopg dumps a list
     element by element, about twice the time of the call itself for 384 floats.
-    Anything that is not a number is sent as a list, for the server to refuse."""
-    try:
-        parts = ["NULL" if v is None else repr(float(cast(float, v))) for v in value]
-    except (TypeError, ValueError):
-        return list(value)
+    Each number is rounded to float4 here, once, as the server's cast of a float8
+    list rounds it; the shortest text of that value reads back as exactly it.
+    Anything else (a bool, a non-number, a value beyond float4) is sent as the
+    list, for the server to refuse as before."""
+    items = list(value)
+    parts = []
+    for v in items:
+        if v is None:
+            parts.append("NULL")
+            continue
+        if isinstance(v, bool):
+            return items
+        try:
+            double = float(cast(float, v))
+            single = struct.unpack("f", struct.pack("f", double))[0]
+        except (TypeError, ValueError, OverflowError):
+            return items
+        if math.isinf(single) and not math.isinf(double):
+            return items  # beyond float4: the server's cast raises 22003
+        parts.append(repr(single))
     return "{" + ",".join(parts) + "}"
 
 

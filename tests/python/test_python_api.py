@@ -149,7 +149,19 @@ def test_embeddings_are_sent_as_array_text(admin_conn: psycopg.Connection[Any]) 
     # An embedding goes as the text of a real[] (a list is dumped element by
     # element, slowly): the server must read back exactly what a list gives,
     # NaN, infinities and nulls included (attach_embedding refuses those itself).
-    vector = [0.1, -2.5e-7, 3.0, 1e30, float("nan"), float("inf"), float("-inf"), None]
+    vector = [
+        0.1,
+        -2.5e-7,
+        3.0,
+        1e30,
+        1 + 2**-24,
+        1 + 3 * 2**-24,
+        1e-45,
+        float("nan"),
+        float("inf"),
+        float("-inf"),
+        None,
+    ]
     _, params = F.attach_embedding.build(
         {"agent": "a", "entry": "e", "revision": 1, "model": "m", "embedding": vector}
     )
@@ -162,11 +174,23 @@ def test_embeddings_are_sent_as_array_text(admin_conn: psycopg.Connection[Any]) 
         {"agent": "a", "entry": "e", "revision": 1, "model": "m", "embedding": [1, 2.5]}
     )
     assert params[-1] == "{1.0,2.5}"
-    # Not numbers: sent as a list, so the server refuses them as before.
+    # Not numbers, booleans, values beyond float4: sent as the list (all of it,
+    # a generator included), so the server refuses them as before.
+    for bad in (["x"], [True, 0.5], [1e39]):
+        _, params = F.attach_embedding.build(
+            {"agent": "a", "entry": "e", "revision": 1, "model": "m", "embedding": bad}
+        )
+        assert params[-1] == bad
     _, params = F.attach_embedding.build(
-        {"agent": "a", "entry": "e", "revision": 1, "model": "m", "embedding": ["x"]}
+        {
+            "agent": "a",
+            "entry": "e",
+            "revision": 1,
+            "model": "m",
+            "embedding": (v for v in [1.0, "x", 2.0]),
+        }
     )
-    assert params[-1] == ["x"]
+    assert params[-1] == [1.0, "x", 2.0]
 
 
 @pytest.mark.parametrize("value", ["users", b"users"])
