@@ -1,6 +1,9 @@
 -- Is the row being written by the extension's own code? Inside the product's
--- SECURITY DEFINER functions current_user is their owner, the role that owns the
--- agent_state schema (an install into a schema another role owns is refused).
+-- SECURITY DEFINER functions current_user is their owner: the owner of this
+-- function, as of every function of the extension (at install, the owner of the
+-- agent_state schema too). Not the schema's owner: an ALTER SCHEMA ... OWNER
+-- later leaves the functions running as their old owner, and their writes would
+-- then go through the insert triggers as well, charging a run twice.
 -- SPEC section 1 lets a commit-time check skip the rows the functions write, as
 -- long as a test proves each function keeps the invariant (tests/pgtap/
 -- 520_own_writes.sql: verify() finds nothing after every kind of write) and every
@@ -21,9 +24,9 @@ SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
     RETURN coalesce((
-        SELECT pg_catalog.pg_get_userbyid(n.nspowner) OPERATOR(pg_catalog.=) CURRENT_USER
-        FROM pg_catalog.pg_namespace AS n
-        WHERE n.nspname OPERATOR(pg_catalog.=) 'agent_state'
+        SELECT pg_catalog.pg_get_userbyid(p.proowner) OPERATOR(pg_catalog.=) CURRENT_USER
+        FROM pg_catalog.pg_proc AS p
+        WHERE p.oid OPERATOR(pg_catalog.=) 'agent_state._own_write()'::pg_catalog.regprocedure
     ), false);
 END
 $$;

@@ -10,7 +10,7 @@
 --      only the schema owner's own direct writes skip the checks, and verify()
 --      reports what they let through.
 BEGIN;
-SELECT plan(25);
+SELECT plan(26);
 
 DO $roles$
 BEGIN
@@ -188,6 +188,20 @@ ROLLBACK TO SAVEPOINT owner_exec;
 SELECT is(:'owner_exec'::text, 'checkpoint_numbering,run_budget,snapshot_hash',
           'the owner''s direct snapshot, model call and checkpoint skip the insert triggers, '
           'and verify() reports each');
+
+-- "Own" is the owner of the functions, not of the schema: after ALTER SCHEMA ...
+-- OWNER the functions still run as their owner, and a model call through them
+-- must still be charged once, not a second time by the insert trigger.
+SAVEPOINT schema_owner;
+ALTER SCHEMA agent_state OWNER TO t520_dba;
+SELECT r.spent_tokens AS tokens_before FROM agent_state.runs AS r JOIN pg_temp.fx ON r.run_id = fx.run \gset
+SELECT agent_state.record_model_call(fx.agent, fx.run, agent_state.snapshot_prompt(fx.agent, fx.run, 'after alter'),
+                                     'p', 'm', '{}', usage => '{"tokens": 5}') IS NOT NULL AS called
+FROM pg_temp.fx \gset
+SELECT r.spent_tokens - :tokens_before AS charged FROM agent_state.runs AS r JOIN pg_temp.fx ON r.run_id = fx.run \gset
+ROLLBACK TO SAVEPOINT schema_owner;
+SELECT is(:charged::numeric, 5::numeric,
+          'after the schema changes owner, a model call through the functions is charged once');
 
 SELECT * FROM finish();
 ROLLBACK;
