@@ -3,11 +3,12 @@
 -- results, and a checkpoint; all or nothing.
 --
 -- The common case is written directly: every argument well-formed, every source
--- and tool this agent's and usable, and a charge that leaves the run open until
--- its last part (so no part of the turn would be refused for the budget). The
--- run is charged once for the whole turn, then the rows are inserted; the insert
--- triggers that lock and charge the run, hash the prompt and number the
--- checkpoint skip the extension's own writes, so this function does their work
+-- and tool this agent's and usable (read after the run's lock, as the five calls
+-- read them), and a charge that leaves the run open until its last part (so no
+-- part of the turn would be refused for the budget). The run is charged once for
+-- the whole turn, then the rows are inserted; the insert triggers that lock and
+-- charge the run, hash the prompt and number checkpoints and results skip the
+-- extension's own writes, so this function does their work
 -- (tests/pgtap/520_own_writes.sql). Anything else takes the composed path: the
 -- five functions one after another, with their checks, errors and SQLSTATEs.
 -- The fast path only decides before it writes, so the two paths never mix.
