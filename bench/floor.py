@@ -24,6 +24,11 @@ so the gap can be split into what each layer costs:
    off;
 6. ``remember``: everything on, as shipped.
 
+The amend ladder, on the same data: the bare amend of ``bench/memory.py`` (the
+entry's update and the revision's insert, one statement), the same in a bound
+function, then ``amend`` with the memory tables' triggers and keys off, keys on,
+and as shipped.
+
 Rungs 4 and 5 switch off what SPEC requires ("invariants are enforced by the
 database"); they exist only here, to price each guarantee. Ratios are against
 rung 1, like the memory benchmark's.
@@ -88,10 +93,16 @@ from common import (
     timed,
 )
 from memory import (
+    AMEND_BARE,
+    AMEND_BODY,
+    AMEND_HEAD,
+    AMEND_PRODUCT,
     REMEMBER_BARE,
     REMEMBER_BODY,
     REMEMBER_PRODUCT,
     bare_shapes,
+    build_targets,
+    count_amends,
     load,
     setup,
 )
@@ -134,6 +145,48 @@ END
 $$;
 GRANT EXECUTE ON FUNCTION bench_floor.remember_bare(uuid, text, uuid, uuid, boolean) TO {runtime};
 """
+
+
+# The amend ladder's bound rung: the bare amend (the entry's update and the
+# revision's insert, one statement) inside a function that binds the call.
+AMEND_WRAPPER = """
+CREATE FUNCTION bench_floor.amend_bare(agent uuid, entry uuid, body text, expected integer,
+                                       actor uuid, msg uuid)
+RETURNS integer
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+#variable_conflict use_variable
+DECLARE
+    rev integer;
+BEGIN
+    PERFORM agent_state._bind(agent);
+    WITH u AS (
+        UPDATE bench_bare.{e} AS e
+        SET body = body, current_revision = e.current_revision + 1, revised_at = clock_timestamp()
+        WHERE e.runtime_agent_id = agent AND e.entry_id = entry AND e.current_revision = expected
+        RETURNING e.runtime_agent_id, e.entry_id, e.current_revision, e.body, e.subject_id,
+                  e.visibility)
+    INSERT INTO bench_bare.{r} (runtime_agent_id, entry_id, revision, operation, body, subject_id,
+                                visibility, source_actor_id, source_message_id)
+    SELECT u.runtime_agent_id, u.entry_id, u.current_revision, 'amend', u.body, u.subject_id,
+           u.visibility, actor, msg
+    FROM u
+    RETURNING revision INTO rev;
+    RETURN rev;
+END $$;
+GRANT EXECUTE ON FUNCTION bench_floor.amend_bare(uuid, uuid, text, integer, uuid, uuid)
+    TO {runtime};
+"""
+
+AMEND_BOUND = (
+    AMEND_HEAD
+    + f"""SELECT bench_floor.amend_bare(t.agent, t.entry, {AMEND_BODY}, t.rev + :pass,
+                                  t.actor, t.msg)
+FROM bench.targets AS t WHERE t.n = :t;
+"""
+)
 
 
 def wrapped(bind: bool) -> str:
@@ -467,9 +520,12 @@ def ladder(
     rounds: int,
     defines: dict[str, object],
     tables: tuple[str, ...] = MEMORY_TABLES,
+    prepare: Any = None,
 ) -> list[dict[str, Any]]:
     """Run every rung with pgbench, rounds interleaved; mean tps and ratio to the
-    first rung. A rung's third field switches the triggers of ``tables``."""
+    first rung. A rung's third field switches the triggers of ``tables``.
+    ``prepare(label, clients)``, when given, runs before each pgbench run and
+    returns extra defines and a check of the run's result."""
     rows: list[dict[str, Any]] = []
     for clients in clients_list:
         tps: dict[str, list[float]] = {label: [] for label, _, _ in rungs}
@@ -478,6 +534,7 @@ def ladder(
                 if mode is not None:
                     with conn.transaction():
                         set_triggers(conn, mode, tables)
+                extra, check = prepare(label, clients) if prepare else ({}, None)
                 conn.execute("CHECKPOINT")
                 res = pgbench(
                     runtime,
@@ -485,8 +542,10 @@ def ladder(
                     clients=clients,
                     seconds=seconds,
                     label=f"{name} {label} {clients}c",
-                    defines=defines,
+                    defines={**defines, **extra},
                 )
+                if check:
+                    check(res)
                 tps[label].append(res.tps)
                 log(f"  {name} {clients}c {label:34} {res.tps:10.1f} tps")
         base_values = tps[rungs[0][0]]
@@ -540,6 +599,46 @@ def remember_ladder(server: Server, args: argparse.Namespace) -> list[dict[str, 
             seconds=args.seconds,
             rounds=args.rounds,
             defines={"agents": args.agents},
+        )
+        with conn.transaction():
+            set_triggers(conn, "")
+        conn.execute(AMEND_WRAPPER.format(e=e, r=r, runtime=RUNTIME_ROLE))
+        conn.commit()
+        targets = 2000
+
+        def prepare(label: str, clients: int) -> tuple[dict[str, object], Any]:
+            """Fresh targets from the rung's table; then every transaction must
+            have amended (a bare update with a wrong revision does nothing)."""
+            bare = not label.startswith("amend")
+            entries = f"bench_bare.{e}" if bare else "agent_state.memory_entries"
+            revisions = f"bench_bare.{r}" if bare else "agent_state.memory_revisions"
+            build_targets(conn, entries, targets, 0.42)
+            conn.commit()
+            before = count_amends(conn, revisions)
+
+            def check(res: Any) -> None:
+                done = count_amends(conn, revisions) - before
+                if done != res.transactions:
+                    raise RuntimeError(f"amend {label}: {res.transactions} runs, {done} amends")
+
+            return {"iter": 0, "nclients": clients, "slice": targets // clients}, check
+
+        rows += ladder(
+            conn,
+            server.dsn(DB, RUNTIME_ROLE),
+            [
+                ("bare", AMEND_BARE.format(e=e, r=r), ""),
+                ("bare in a bound function", AMEND_BOUND, ""),
+                ("amend, triggers and keys off", AMEND_PRODUCT, "ALL"),
+                ("amend, keys on", AMEND_PRODUCT, "USER"),
+                ("amend", AMEND_PRODUCT, ""),
+            ],
+            name="amend",
+            clients_list=args.clients_list,
+            seconds=args.seconds,
+            rounds=args.rounds,
+            defines={"agents": args.agents},
+            prepare=prepare,
         )
         with conn.transaction():
             set_triggers(conn, "")
