@@ -90,10 +90,7 @@ BEGIN
         AND status = ANY (ARRAY['ok', 'error', 'timeout'])
         AND (frontier IS NULL OR pg_catalog.jsonb_typeof(frontier) IN ('object', 'array'))
         AND agent_state._json_fits(memory)
-        AND (memory = '[]'::jsonb OR memory::text ~ (
-                '^\[\{"entry": "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", "revision": [1-9][0-9]{0,8}\}'
-                '(, \{"entry": "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", "revision": [1-9][0-9]{0,8}\})*\]$'
-            ))
+        AND (memory = '[]'::jsonb OR agent_state._memory_canonical(memory))
         AND agent_state._json_fits(request) AND agent_state._json_fits(response)
         AND agent_state._json_fits(usage, 1000000) AND agent_state._json_fits(frontier),
         false);

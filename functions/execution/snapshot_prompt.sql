@@ -36,14 +36,8 @@ BEGIN
         RAISE EXCEPTION USING ERRCODE = '22004', MESSAGE = 'messages: must not contain null';
     END IF;
 
-    IF memory <> '[]'::jsonb AND memory::text ~ (
-            '^\[\{"entry": "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", "revision": [1-9][0-9]{0,8}\}'
-            '(, \{"entry": "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", "revision": [1-9][0-9]{0,8}\})*\]$'
-        ) THEN
-        -- Hot path: the canonical text of the array (jsonb prints keys in a fixed
-        -- order, strings unescaped only when plain) shows every element to be
-        -- exactly {"entry": lower-case uuid, "revision": 1 .. 999999999}, all of
-        -- which the checks below accept; the casts cannot fail.
+    IF memory <> '[]'::jsonb AND agent_state._memory_canonical(memory) THEN
+        -- Hot path: every element in the usual form; the casts cannot fail.
         SELECT pg_catalog.array_agg((e.elem ->> 'entry')::uuid ORDER BY e.ord),
                pg_catalog.array_agg((e.elem ->> 'revision')::integer ORDER BY e.ord)
         INTO mem_entries, mem_revisions

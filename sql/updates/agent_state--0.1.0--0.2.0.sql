@@ -82,6 +82,7 @@ $drop$;
 -- include: functions/execution/_check_snapshot.sql
 -- include: functions/execution/_check_snapshot_sources.sql
 -- include: functions/execution/_insert_snapshot.sql
+-- include: functions/execution/_memory_canonical.sql
 -- include: functions/execution/_next_tool_result.sql
 -- include: functions/execution/_run_budget.sql
 -- include: functions/execution/_tool_result_before_insert.sql
