@@ -165,6 +165,14 @@ CREATE TABLE agent_state.prompt_snapshots (
     REFERENCES agent_state.persona_revisions (runtime_agent_id, revision),
     CONSTRAINT prompt_snapshots_counts_check CHECK (memory_count >= 0 AND message_count >= 0),
     CONSTRAINT prompt_snapshots_sha256_check CHECK (prompt_sha256 ~ '^[0-9a-f]{64}$'),
+    -- The hash of an unredacted snapshot is its prompt's, whoever wrote the row
+    -- (the insert trigger computes it for other writers; the functions, which
+    -- it skips, compute it themselves). A redacted one keeps the hash of what
+    -- was removed.
+    CONSTRAINT prompt_snapshots_sha256_matches_check CHECK (
+        redacted_at IS NOT NULL
+        OR prompt_sha256 = encode(sha256(convert_to(prompt, 'UTF8')), 'hex')
+    ),
     CONSTRAINT prompt_snapshots_redacted_check CHECK (
         (redacted_at IS NULL) = (redacted_by IS NULL)
         AND (redacted_at IS NULL OR prompt = '[redacted]')

@@ -107,7 +107,11 @@ CREATE TABLE agent_state.memory_entries (
     CONSTRAINT memory_entries_subject_fkey FOREIGN KEY (runtime_agent_id, subject_id)
     REFERENCES agent_state.actors (runtime_agent_id, actor_id),
     CONSTRAINT memory_entries_visibility_check CHECK (visibility IN ('perspective', 'conversation')),
-    CONSTRAINT memory_entries_source_type_check CHECK (source_type IN ('operator', 'agent', 'import'))
+    CONSTRAINT memory_entries_source_type_check CHECK (source_type IN ('operator', 'agent', 'import')),
+    -- The bounds of the revision it mirrors, held by the row itself (the
+    -- commit-time check that it matches its revision skips the product's writes).
+    CONSTRAINT memory_entries_current_revision_check CHECK (current_revision >= 1),
+    CONSTRAINT memory_entries_body_check CHECK (length(body) <= 100000)
 );
 
 ALTER TABLE agent_state.memory_revisions

@@ -180,6 +180,17 @@ ON agent_state.memory_entries USING gin (
 )
 WHERE live;
 
+-- Row checks that hold what the functions' own writes no longer have checked by
+-- triggers (rows written by 0.1.0 pass them: its triggers computed and checked
+-- the same values).
+ALTER TABLE agent_state.prompt_snapshots ADD CONSTRAINT prompt_snapshots_sha256_matches_check CHECK (
+    redacted_at IS NOT NULL
+    OR prompt_sha256 = encode(sha256(convert_to(prompt, 'UTF8')), 'hex')
+);
+ALTER TABLE agent_state.memory_entries
+ADD CONSTRAINT memory_entries_current_revision_check CHECK (current_revision >= 1),
+ADD CONSTRAINT memory_entries_body_check CHECK (length(body) <= 100000);
+
 -- Foreign-key cycles.
 ALTER TABLE agent_state.memory_entries DROP CONSTRAINT memory_entries_current_fkey;
 CREATE CONSTRAINT TRIGGER memory_entries_insert_check

@@ -10,7 +10,7 @@
 --      only the schema owner's own direct writes skip the checks, and verify()
 --      reports what they let through.
 BEGIN;
-SELECT plan(26);
+SELECT plan(29);
 
 DO $roles$
 BEGIN
@@ -171,11 +171,27 @@ SELECT is(:owner_orphans::integer, 1,
           'the schema owner''s direct entry without a revision commits unchecked, '
           'and verify() reports it');
 
--- The same for the execution tables' insert triggers: an uncharged model call, a
--- forged prompt hash and a checkpoint out of sequence, all reported.
+-- What a row shows about itself is held by row checks, for the owner too.
+SELECT throws_ok($$INSERT INTO agent_state.memory_entries (runtime_agent_id, current_revision, body, visibility,
+                                                           source_type, revised_at)
+                   SELECT fx.agent, 0, 'no revision 0', 'perspective', 'operator', now() FROM pg_temp.fx$$,
+                 '23514', NULL, 'the owner''s direct entry at revision 0 is refused by a row check');
+SELECT throws_ok($$INSERT INTO agent_state.memory_entries (runtime_agent_id, current_revision, body, visibility,
+                                                           source_type, revised_at)
+                   SELECT fx.agent, 1, pg_catalog.repeat('x', 100001), 'perspective', 'operator', now()
+                   FROM pg_temp.fx$$,
+                 '23514', NULL, 'the owner''s direct entry with an overlong body is refused by a row check');
+
+-- The same for the execution tables' insert triggers: an uncharged model call and
+-- a checkpoint out of sequence, both reported. A forged prompt hash is refused
+-- even for the owner: a row check holds it (23514).
+SELECT throws_ok($$INSERT INTO agent_state.prompt_snapshots (runtime_agent_id, run_id, prompt, prompt_sha256)
+                   SELECT fx.agent, fx.run, 'forged', pg_catalog.repeat('0', 64) FROM pg_temp.fx$$,
+                 '23514', NULL, 'the owner''s direct snapshot with a forged hash is refused by a row check');
 SAVEPOINT owner_exec;
 INSERT INTO agent_state.prompt_snapshots (runtime_agent_id, run_id, prompt, prompt_sha256)
-SELECT fx.agent, fx.run, 'forged', pg_catalog.repeat('0', 64) FROM pg_temp.fx;
+SELECT fx.agent, fx.run, 'forged', pg_catalog.encode(pg_catalog.sha256(pg_catalog.convert_to('forged', 'UTF8')), 'hex')
+FROM pg_temp.fx;
 INSERT INTO agent_state.model_calls (runtime_agent_id, run_id, snapshot_id, provider, model, request, tokens)
 SELECT fx.agent, fx.run, s.snapshot_id, 'p', 'm', '{}', 5
 FROM pg_temp.fx JOIN agent_state.prompt_snapshots AS s ON s.run_id = fx.run AND s.prompt = 'forged';
@@ -185,8 +201,8 @@ SELECT pg_catalog.string_agg(v.check_name, ',' ORDER BY v.check_name) AS owner_e
 FROM agent_state.verify() AS v
 WHERE v.check_name IN ('snapshot_hash', 'run_budget', 'checkpoint_numbering') \gset
 ROLLBACK TO SAVEPOINT owner_exec;
-SELECT is(:'owner_exec'::text, 'checkpoint_numbering,run_budget,snapshot_hash',
-          'the owner''s direct snapshot, model call and checkpoint skip the insert triggers, '
+SELECT is(:'owner_exec'::text, 'checkpoint_numbering,run_budget',
+          'the owner''s direct model call and checkpoint skip the insert triggers, '
           'and verify() reports each');
 
 -- "Own" is the owner of the functions, not of the schema: after ALTER SCHEMA ...
