@@ -71,6 +71,8 @@ from common import (
 from memory import VOCAB, body_sql
 from quality import use_pgvector_server
 
+from agent_state._calls import _real_array
+
 DB = "bench_hybrid"
 MODEL = "bench-384"
 DIM = 384
@@ -320,7 +322,7 @@ def make_queries(
                 "query": " ".join(words),
                 # As the Python wrapper sends an embedding: the text of a real[]
                 # (a list is dumped element by element, about 0.3 ms slower).
-                "emb": "{" + ",".join(repr(float(x)) for x in v) + "}",
+                "emb": _real_array([float(x) for x in v]),
                 "model": MODEL,
                 "n": n,
             }

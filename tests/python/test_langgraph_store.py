@@ -125,6 +125,13 @@ def test_bad_namespaces_raise_what_langgraph_raises(
 def test_not_json_values_are_refused_naming_the_key(ops_store: AgentStateStore) -> None:
     with pytest.raises(agent_state.InvalidArgument, match="'k1'"):
         ops_store.put(("ns",), "k1", {"v": object()})
+    # Nested deeper than Python's json module goes: the same error, not a
+    # RecursionError.
+    deep: dict[str, object] = {}
+    for _ in range(5000):
+        deep = {"v": deep}
+    with pytest.raises(agent_state.InvalidArgument, match=r"'k2'.*nested too deeply"):
+        ops_store.put(("ns",), "k2", deep)
 
 
 def test_get_reads_exactly_its_namespace(ops_store: AgentStateStore) -> None:

@@ -411,6 +411,11 @@ def _check_value(key: str, value: Mapping[str, Any]) -> None:
         json.dumps(value)
     except (TypeError, ValueError) as e:
         raise InvalidArgument(f"value of {key!r}: not JSON-serializable ({e})") from e
+    except RecursionError as e:
+        # As the stores map it for the server's call (errors._mapped).
+        raise InvalidArgument(
+            f"value of {key!r}: nested too deeply (agent_state accepts 200 levels)"
+        ) from e
 
 
 def _plain_filter(filter: dict[str, Any] | None) -> dict[str, Any] | None:
