@@ -155,6 +155,13 @@ def with_dbname(dsn: str, dbname: str) -> str:
     return make_conninfo("", **{k: v for k, v in params.items() if v is not None})
 
 
+def offers_pgvector(dsn: str) -> bool:
+    """Can the server behind dsn create the vector extension (pgvector)?"""
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        row = conn.execute("SELECT 1 FROM pg_available_extensions WHERE name = 'vector'")
+        return row.fetchone() is not None
+
+
 def _unique_db_name(hint: str) -> str:
     base = re.sub(r"[^a-z0-9_]+", "_", hint.lower()).strip("_")[:30] or "db"
     return f"as_t_{base}_{secrets.token_hex(4)}"

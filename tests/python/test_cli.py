@@ -14,6 +14,7 @@ import pytest
 
 from agent_state import __version__
 from agent_state.cli import main
+from conftest import offers_pgvector
 
 PACKAGE_DIR = Path(__file__).resolve().parents[2] / "python"
 
@@ -65,12 +66,6 @@ def section(out: str, title: str) -> str:
     """The lines of the demo's part ``== title...`` up to the next part."""
     assert f"\n== {title}" in out, out
     return out.split(f"\n== {title}", 1)[1].split("\n", 1)[1].split("\n== ", 1)[0]
-
-
-def offers_pgvector(dsn: str) -> bool:
-    with psycopg.connect(dsn, autocommit=True) as conn:
-        row = conn.execute("SELECT 1 FROM pg_available_extensions WHERE name = 'vector'")
-        return row.fetchone() is not None
 
 
 def wordllama_installed() -> bool:

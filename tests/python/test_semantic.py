@@ -18,7 +18,7 @@ import pytest
 
 import agent_state
 from agent_state import AsyncStore, Store
-from conftest import with_dbname
+from conftest import _create_db, _drop_db, offers_pgvector, with_dbname
 
 
 def fake_embedder(texts: list[str]) -> list[list[float]]:
@@ -37,12 +37,9 @@ def fake_embedder(texts: list[str]) -> list[list[float]]:
 
 @pytest.fixture(scope="module")
 def vector_db(module_db_dsn: str) -> str:
+    if not offers_pgvector(module_db_dsn):
+        pytest.skip("pgvector is not installed on this server")
     with psycopg.connect(module_db_dsn, autocommit=True) as conn:
-        if (
-            conn.execute("SELECT 1 FROM pg_available_extensions WHERE name = 'vector'").fetchone()
-            is None
-        ):
-            pytest.skip("pgvector is not installed on this server")
         conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
     return module_db_dsn
 
@@ -168,15 +165,9 @@ async def test_async_store_has_the_hook(vector_db: str) -> None:
 
 def test_pgvector_created_before_agent_state(admin_dsn: str) -> None:
     """A database where vector existed before agent_state was installed."""
-    name = f"as_sem_before_{uuid4().hex[:8]}"
-    with psycopg.connect(admin_dsn, autocommit=True) as admin:
-        if (
-            admin.execute("SELECT 1 FROM pg_available_extensions WHERE name = 'vector'").fetchone()
-            is None
-        ):
-            pytest.skip("pgvector is not installed on this server")
-        admin.execute(f"DROP DATABASE IF EXISTS {name}")
-        admin.execute(f"CREATE DATABASE {name} TEMPLATE template0")
+    if not offers_pgvector(admin_dsn):
+        pytest.skip("pgvector is not installed on this server")
+    name = _create_db(admin_dsn, "template0", "sem_before")
     try:
         db = with_dbname(admin_dsn, name)
         with psycopg.connect(db, autocommit=True) as conn:
@@ -186,8 +177,7 @@ def test_pgvector_created_before_agent_state(admin_dsn: str) -> None:
             sc = scene(s)
             assert s.embed_pending(agent=sc["agent"]) == 2
     finally:
-        with psycopg.connect(admin_dsn, autocommit=True) as admin:
-            admin.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+        _drop_db(admin_dsn, name)
 
 
 # ----------------------------------------------------------------- the HNSW index
