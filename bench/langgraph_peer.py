@@ -196,19 +196,23 @@ def _worker(
     """One client process: its own backend objects, thread and namespace; every
     operation starts when all clients are ready (the barrier) and the time each
     client took goes back to the parent."""
-    saver, store, closers = OPENERS[label](info)
-    ops = {**saver_ops(saver), **store_ops(store, calls)}
-    for name, op in ops.items():
-        # A client that died breaks the barrier for the others instead of
-        # leaving them waiting.
-        barrier.wait(timeout=600)
-        start = time.perf_counter()
-        for i in range(calls):
-            op(i)
-        results.put((name, time.perf_counter() - start))
-    for c in closers:
-        c.close()
-    results.put((None, 0.0))
+    try:
+        saver, store, closers = OPENERS[label](info)
+        ops = {**saver_ops(saver), **store_ops(store, calls)}
+        for name, op in ops.items():
+            # A client that died breaks the barrier for the others instead of
+            # leaving them waiting.
+            barrier.wait(timeout=600)
+            start = time.perf_counter()
+            for i in range(calls):
+                op(i)
+            results.put((name, time.perf_counter() - start))
+        for c in closers:
+            c.close()
+        results.put((None, 0.0))
+    except BaseException as e:  # report, do not leave the parent waiting
+        barrier.abort()
+        results.put(("error", repr(e)))
 
 
 def concurrent(label: str, info: dict[str, Any], clients: int, calls: int) -> dict[str, float]:
@@ -224,13 +228,21 @@ def concurrent(label: str, info: dict[str, Any], clients: int, calls: int) -> di
     for p in procs:
         p.start()
     times: dict[str, list[float]] = {}
+    errors: list[str] = []
     done = 0
     while done < clients:
         name, took = results.get(timeout=1800)
         if name is None:
             done += 1
+        elif name == "error":
+            errors.append(str(took))
+            done += 1
         else:
             times.setdefault(name, []).append(took)
+    if errors:
+        for p in procs:
+            p.join()
+        raise RuntimeError(f"{label} client failed: {errors[0]}")
     for p in procs:
         p.join()
         if p.exitcode != 0:
