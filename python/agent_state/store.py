@@ -240,8 +240,10 @@ class Store(StoreAPI):
 
     def embed_pending(self, *, agent: Id, model: str | None = None, batch: int = 100) -> int:
         """Fill :meth:`pending_embeddings` with the store's ``embedder``: embed the bodies
-        in batches and attach each embedding; returns how many were attached. The
-        embedder is the runtime's own model (nothing is bundled or downloaded)."""
+        in batches and attach each embedding; returns how many were attached. Each
+        batch is one transaction (one commit, not one per embedding): an error
+        leaves that batch's revisions pending. The embedder is the runtime's own
+        model (nothing is bundled or downloaded)."""
         model = model or self._embedding_model
         if self._embedder is None or not model:
             raise ValueError("embed_pending needs a store made with embedder= and a model")
@@ -251,12 +253,13 @@ class Store(StoreAPI):
             if not rows:
                 return done
             vectors = self._embed([r.body for r in rows])
-            for row, vector in zip(rows, vectors, strict=True):
-                self.attach_embedding(
-                    agent=agent, entry=row.entry, revision=row.revision, model=model,
-                    embedding=vector,
-                )  # fmt: skip
-                done += 1
+            with self.transaction():
+                for row, vector in zip(rows, vectors, strict=True):
+                    self.attach_embedding(
+                        agent=agent, entry=row.entry, revision=row.revision, model=model,
+                        embedding=vector,
+                    )  # fmt: skip
+            done += len(rows)
 
     def _embed(self, texts: list[str]) -> list[Sequence[float]]:
         assert self._embedder is not None

@@ -107,6 +107,19 @@ def test_attach_pending_and_recall(vstore: Store) -> None:
     assert [h.body for h in hits] == ["Alice is allergic to peanuts"]  # its words win
 
 
+def test_a_failing_batch_leaves_its_revisions_pending(vector_db: str) -> None:
+    # One transaction per batch: the second embedding is refused (NaN, 22023),
+    # so the first of the batch is not attached either.
+    def second_bad(texts: list[str]) -> list[list[float]]:
+        return [[1.0, 0.0]] + [[float("nan"), 0.0]] * (len(texts) - 1)
+
+    with Store(vector_db, embedder=second_bad, embedding_model="fake") as vstore:
+        sc = scene(vstore)
+        with pytest.raises(agent_state.InvalidArgument):
+            vstore.embed_pending(agent=sc["agent"])
+        assert len(vstore.pending_embeddings(agent=sc["agent"], model="fake")) == 2
+
+
 def test_the_embedder_hook_fills_pending_embeddings(vector_db: str) -> None:
     calls: list[list[str]] = []
 
