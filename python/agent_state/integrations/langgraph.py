@@ -26,7 +26,7 @@ on a standby.
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Iterable, Iterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 from uuid import UUID
 
@@ -499,40 +499,8 @@ class AgentStateStore(BaseStore):
         return self.batch(ops)
 
     def _one(self, op: Op) -> Result:
-        validate_op_namespace(op)
-        s, agent = self.store, self.agent
-        if isinstance(op, GetOp):
-            rows = s.graph_item_search(
-                agent=agent, namespace_prefix=op.namespace, item_key=op.key, max_results=1,
-                conversation=self.conversation,
-            )  # fmt: skip
-            return _item(rows[0], search=False) if rows else None
-        if isinstance(op, SearchOp):
-            rows = s.graph_item_search(
-                agent=agent, namespace_prefix=op.namespace_prefix, query=op.query or None,
-                filter=_plain_filter(op.filter), max_results=op.limit, skip=op.offset,
-                conversation=self.conversation,
-            )  # fmt: skip
-            return [_item(r, search=True) for r in rows]
-        if isinstance(op, PutOp):
-            if op.value is None:
-                s.graph_item_delete(agent=agent, namespace=op.namespace, key=op.key)
-                return None
-            _check_value(op.key, op.value)
-            fields = (self.index or {}).get("fields") if self.index else None
-            s.graph_item_put(
-                agent=agent, namespace=op.namespace, key=op.key, value=op.value,
-                body=_body(op.value, op.index, fields), message=self.message,
-            )  # fmt: skip
-            return None
-        if isinstance(op, ListNamespacesOp):
-            prefix, suffix = _conditions(op)
-            spaces = s.graph_list_namespaces(
-                agent=agent, prefix=prefix, suffix=suffix, max_depth=op.max_depth,
-                max_results=op.limit, skip=op.offset,
-            )  # fmt: skip
-            return [tuple(r.namespace) for r in spaces]
-        raise InvalidArgument(f"unknown store operation {type(op).__name__}")
+        name, kwargs, shape = _plan(op, self)
+        return shape(getattr(self.store, name)(**kwargs))
 
 
 class AsyncAgentStateStore(BaseStore):
@@ -572,37 +540,44 @@ class AsyncAgentStateStore(BaseStore):
         return [await self._one(op) for op in ops]
 
     async def _one(self, op: Op) -> Result:
-        validate_op_namespace(op)
-        s, agent = self.store, self.agent
-        if isinstance(op, GetOp):
-            rows = await s.graph_item_search(
-                agent=agent, namespace_prefix=op.namespace, item_key=op.key, max_results=1,
-                conversation=self.conversation,
-            )  # fmt: skip
-            return _item(rows[0], search=False) if rows else None
-        if isinstance(op, SearchOp):
-            rows = await s.graph_item_search(
-                agent=agent, namespace_prefix=op.namespace_prefix, query=op.query or None,
-                filter=_plain_filter(op.filter), max_results=op.limit, skip=op.offset,
-                conversation=self.conversation,
-            )  # fmt: skip
-            return [_item(r, search=True) for r in rows]
-        if isinstance(op, PutOp):
-            if op.value is None:
-                await s.graph_item_delete(agent=agent, namespace=op.namespace, key=op.key)
-                return None
-            _check_value(op.key, op.value)
-            fields = (self.index or {}).get("fields") if self.index else None
-            await s.graph_item_put(
-                agent=agent, namespace=op.namespace, key=op.key, value=op.value,
-                body=_body(op.value, op.index, fields), message=self.message,
-            )  # fmt: skip
-            return None
-        if isinstance(op, ListNamespacesOp):
-            prefix, suffix = _conditions(op)
-            spaces = await s.graph_list_namespaces(
-                agent=agent, prefix=prefix, suffix=suffix, max_depth=op.max_depth,
-                max_results=op.limit, skip=op.offset,
-            )  # fmt: skip
-            return [tuple(r.namespace) for r in spaces]
-        raise InvalidArgument(f"unknown store operation {type(op).__name__}")
+        name, kwargs, shape = _plan(op, self)
+        return shape(await getattr(self.store, name)(**kwargs))
+
+
+def _plan(
+    op: Op, on: AgentStateStore | AsyncAgentStateStore
+) -> tuple[str, dict[str, Any], Callable[[Any], Result]]:
+    """One store operation as a call of the stores' API: the method's name, its
+    arguments and how its rows become the result. The same for the sync and the
+    async store, which only differ in awaiting the call."""
+    validate_op_namespace(op)
+    agent = on.agent
+    if isinstance(op, GetOp):
+        return "graph_item_search", {
+            "agent": agent, "namespace_prefix": op.namespace, "item_key": op.key,
+            "max_results": 1, "conversation": on.conversation,
+        }, lambda rows: _item(rows[0], search=False) if rows else None  # fmt: skip
+    if isinstance(op, SearchOp):
+        return "graph_item_search", {
+            "agent": agent, "namespace_prefix": op.namespace_prefix, "query": op.query or None,
+            "filter": _plain_filter(op.filter), "max_results": op.limit, "skip": op.offset,
+            "conversation": on.conversation,
+        }, lambda rows: [_item(r, search=True) for r in rows]  # fmt: skip
+    if isinstance(op, PutOp):
+        if op.value is None:
+            return "graph_item_delete", {
+                "agent": agent, "namespace": op.namespace, "key": op.key,
+            }, lambda _: None  # fmt: skip
+        _check_value(op.key, op.value)
+        fields = (on.index or {}).get("fields") if on.index else None
+        return "graph_item_put", {
+            "agent": agent, "namespace": op.namespace, "key": op.key, "value": op.value,
+            "body": _body(op.value, op.index, fields), "message": on.message,
+        }, lambda _: None  # fmt: skip
+    if isinstance(op, ListNamespacesOp):
+        prefix, suffix = _conditions(op)
+        return "graph_list_namespaces", {
+            "agent": agent, "prefix": prefix, "suffix": suffix, "max_depth": op.max_depth,
+            "max_results": op.limit, "skip": op.offset,
+        }, lambda spaces: [tuple(r.namespace) for r in spaces]  # fmt: skip
+    raise InvalidArgument(f"unknown store operation {type(op).__name__}")
