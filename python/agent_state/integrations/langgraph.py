@@ -111,6 +111,47 @@ def _tuple(row: GraphCheckpoint, serde: SerializerProtocol) -> CheckpointTuple:
     )
 
 
+def _put_args(
+    agent: Any,
+    config: RunnableConfig,
+    checkpoint: Checkpoint,
+    metadata: CheckpointMetadata,
+    serde: Any,
+) -> tuple[dict[str, Any], RunnableConfig]:
+    """graph_put's arguments for a checkpoint, and the config that names it (the
+    sync and async savers' put)."""
+    thread_id, ns = _target(config)
+    kind, blob = serde.dumps_typed(checkpoint)
+    args = {
+        "agent": agent, "thread_id": thread_id, "checkpoint_ns": ns,
+        "checkpoint_id": checkpoint["id"],
+        "parent_checkpoint_id": config["configurable"].get("checkpoint_id"),
+        "payload_type": kind, "payload": blob, "metadata": _metadata(config, metadata),
+    }  # fmt: skip
+    target = {"thread_id": thread_id, "checkpoint_ns": ns, "checkpoint_id": checkpoint["id"]}
+    saved: RunnableConfig = {"configurable": target}
+    return args, saved
+
+
+def _put_writes_args(
+    agent: Any,
+    config: RunnableConfig,
+    writes: Sequence[tuple[str, Any]],
+    task_id: str,
+    task_path: str,
+    serde: Any,
+) -> dict[str, Any]:
+    """graph_put_writes's arguments (the sync and async savers' put_writes)."""
+    thread_id, ns = _target(config)
+    idxs, channels, types, values = _writes(writes, serde)
+    return {
+        "agent": agent, "thread_id": thread_id, "checkpoint_ns": ns,
+        "checkpoint_id": config["configurable"]["checkpoint_id"], "task_id": task_id,
+        "task_path": task_path, "idxs": idxs, "channels": channels, "value_types": types,
+        "writes_values": values,
+    }  # fmt: skip
+
+
 def _list_args(
     config: RunnableConfig | None,
     filter: dict[str, Any] | None,
@@ -157,21 +198,9 @@ class AgentStateSaver(BaseCheckpointSaver[int]):
         metadata: CheckpointMetadata,
         new_versions: ChannelVersions,
     ) -> RunnableConfig:
-        thread_id, ns = _target(config)
-        kind, blob = self.serde.dumps_typed(checkpoint)
-        self.store.graph_put(
-            agent=self.agent, thread_id=thread_id, checkpoint_ns=ns,
-            checkpoint_id=checkpoint["id"],
-            parent_checkpoint_id=config["configurable"].get("checkpoint_id"),
-            payload_type=kind, payload=blob, metadata=_metadata(config, metadata),
-        )  # fmt: skip
-        return {
-            "configurable": {
-                "thread_id": thread_id,
-                "checkpoint_ns": ns,
-                "checkpoint_id": checkpoint["id"],
-            }
-        }
+        args, saved = _put_args(self.agent, config, checkpoint, metadata, self.serde)
+        self.store.graph_put(**args)
+        return saved
 
     def put_writes(
         self,
@@ -180,14 +209,9 @@ class AgentStateSaver(BaseCheckpointSaver[int]):
         task_id: str,
         task_path: str = "",
     ) -> None:
-        thread_id, ns = _target(config)
-        idxs, channels, types, values = _writes(writes, self.serde)
         self.store.graph_put_writes(
-            agent=self.agent, thread_id=thread_id, checkpoint_ns=ns,
-            checkpoint_id=config["configurable"]["checkpoint_id"], task_id=task_id,
-            task_path=task_path, idxs=idxs, channels=channels, value_types=types,
-            writes_values=values,
-        )  # fmt: skip
+            **_put_writes_args(self.agent, config, writes, task_id, task_path, self.serde)
+        )
 
     def get_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
         thread_id, ns = _target(config)
@@ -299,21 +323,9 @@ class AsyncAgentStateSaver(BaseCheckpointSaver[int]):
         metadata: CheckpointMetadata,
         new_versions: ChannelVersions,
     ) -> RunnableConfig:
-        thread_id, ns = _target(config)
-        kind, blob = self.serde.dumps_typed(checkpoint)
-        await self.store.graph_put(
-            agent=self.agent, thread_id=thread_id, checkpoint_ns=ns,
-            checkpoint_id=checkpoint["id"],
-            parent_checkpoint_id=config["configurable"].get("checkpoint_id"),
-            payload_type=kind, payload=blob, metadata=_metadata(config, metadata),
-        )  # fmt: skip
-        return {
-            "configurable": {
-                "thread_id": thread_id,
-                "checkpoint_ns": ns,
-                "checkpoint_id": checkpoint["id"],
-            }
-        }
+        args, saved = _put_args(self.agent, config, checkpoint, metadata, self.serde)
+        await self.store.graph_put(**args)
+        return saved
 
     async def aput_writes(
         self,
@@ -322,14 +334,9 @@ class AsyncAgentStateSaver(BaseCheckpointSaver[int]):
         task_id: str,
         task_path: str = "",
     ) -> None:
-        thread_id, ns = _target(config)
-        idxs, channels, types, values = _writes(writes, self.serde)
         await self.store.graph_put_writes(
-            agent=self.agent, thread_id=thread_id, checkpoint_ns=ns,
-            checkpoint_id=config["configurable"]["checkpoint_id"], task_id=task_id,
-            task_path=task_path, idxs=idxs, channels=channels, value_types=types,
-            writes_values=values,
-        )  # fmt: skip
+            **_put_writes_args(self.agent, config, writes, task_id, task_path, self.serde)
+        )
 
     async def aget_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
         thread_id, ns = _target(config)
