@@ -272,6 +272,9 @@ def load(
                        'agent', ARRAY[s.actor], ARRAY[s.conv], r.created_at
                 FROM rev AS r JOIN bench.stage AS s
                   ON s.agent = r.runtime_agent_id AND s.entry_id = r.entry_id
+                -- In the order they were written, as a table written over time
+                -- (and a dump of it) holds them: a week's entries share pages.
+                ORDER BY r.created_at, r.entry_id
                 """,
                 {"span": span_days},
             )
@@ -288,7 +291,7 @@ def load(
             conn.execute(
                 f"INSERT INTO bench_bare.{e} (runtime_agent_id, entry_id, current_revision, body, "
                 f"subject_id, visibility) SELECT agent, entry_id, 1, body, subject, 'perspective' "
-                f"FROM bench.stage"
+                f"FROM bench.stage ORDER BY age_frac DESC, entry_id"
             )
             conn.execute(
                 f"INSERT INTO bench_bare.{r} (runtime_agent_id, entry_id, revision, operation, "
