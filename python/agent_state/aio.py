@@ -193,7 +193,7 @@ class AsyncStore(AsyncStoreAPI):
         (or the store's default model)."""
         embedding_model = embedding_model or self._embedding_model
         if query_embedding is None and embedding_model and self._embedder and query:
-            query_embedding = self._embed([query])[0]
+            query_embedding = (await self._embed([query]))[0]
         return await super().recall(
             agent=agent,
             query=query,
@@ -245,7 +245,7 @@ class AsyncStore(AsyncStoreAPI):
             rows = await self.pending_embeddings(agent=agent, model=model, max_results=batch)
             if not rows:
                 return done
-            vectors = self._embed([r.body for r in rows])
+            vectors = await self._embed([r.body for r in rows])
             async with self.transaction():
                 for row, vector in zip(rows, vectors, strict=True):
                     await self.attach_embedding(
@@ -254,9 +254,12 @@ class AsyncStore(AsyncStoreAPI):
                     )  # fmt: skip
             done += len(rows)
 
-    def _embed(self, texts: list[str]) -> list[Sequence[float]]:
-        assert self._embedder is not None
-        vectors = list(self._embedder(texts))
+    async def _embed(self, texts: list[str]) -> list[Sequence[float]]:
+        # The embedder is a plain (blocking) callable, often a model on the CPU:
+        # run in a worker thread, it does not stall the event loop.
+        embedder = self._embedder
+        assert embedder is not None
+        vectors = await asyncio.to_thread(lambda: list(embedder(texts)))
         if len(vectors) != len(texts):
             raise ValueError(f"the embedder returned {len(vectors)} vectors for {len(texts)} texts")
         return vectors

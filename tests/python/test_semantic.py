@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+import threading
 from collections.abc import Iterator, Sequence
 from typing import Any
 from uuid import uuid4
@@ -166,7 +167,14 @@ def test_a_wrong_embedder_is_refused(vector_db: str) -> None:
 async def test_async_store_has_the_hook(vector_db: str) -> None:
     with Store(vector_db) as s:
         sc = scene(s)
-    async with AsyncStore(vector_db, embedder=fake_embedder, embedding_model="fake") as a:
+    loop_thread = threading.get_ident()
+    threads: list[int] = []
+
+    def embedder(texts: list[str]) -> list[list[float]]:
+        threads.append(threading.get_ident())
+        return fake_embedder(texts)
+
+    async with AsyncStore(vector_db, embedder=embedder, embedding_model="fake") as a:
         assert await a.embed_pending(agent=sc["agent"]) == 2
         hits = await a.recall(
             agent=sc["agent"], query="peanuts", conversation=sc["dm"], match="any"
@@ -174,6 +182,9 @@ async def test_async_store_has_the_hook(vector_db: str) -> None:
         assert hits[0].body == "Alice is allergic to peanuts"
         # The other memory shares no word with the query: only the embedding ranks it.
         assert any(h.text_rank == 0 and h.score > 0 for h in hits), hits
+    # The blocking embedder ran in worker threads (both for the batch and for
+    # the query), never on the event loop's thread.
+    assert len(threads) == 2 and loop_thread not in threads, (loop_thread, threads)
 
 
 def test_pgvector_created_before_agent_state(admin_dsn: str) -> None:
