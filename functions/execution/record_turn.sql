@@ -216,7 +216,12 @@ BEGIN
     RETURNING c.model_call_id INTO call_id;
     IF n_tools > 0 THEN
         -- Ids made here, so that they come back in the order of tool_calls.
-        tool_ids := ARRAY(SELECT pg_catalog.gen_random_uuid() FROM pg_catalog.generate_series(1, n_tools));
+        -- Ascending: the calls share one statement, so two may share a created_at
+        -- microsecond, and recover_run breaks such ties by id.
+        tool_ids := ARRAY(SELECT g.id
+                          FROM (SELECT pg_catalog.gen_random_uuid() AS id
+                                FROM pg_catalog.generate_series(1, n_tools)) AS g
+                          ORDER BY g.id);
         INSERT INTO agent_state.tool_calls (
             runtime_agent_id, run_id, tool_call_id, model_call_id, tool_name, grant_revision, input
         )

@@ -2,7 +2,7 @@
 -- or nothing) and record_turn (snapshot, model call, tool calls and results, and a
 -- checkpoint in one bound call, each part as its own function writes it).
 BEGIN;
-SELECT plan(31);
+SELECT plan(33);
 
 CREATE ROLE t240_op IN ROLE agent_state_operator;
 CREATE ROLE t240_ra LOGIN IN ROLE agent_state_runtime;
@@ -215,6 +215,31 @@ SELECT results_eq($$SELECT c.input FROM pg_temp.turn_ids AS t,
                     ORDER BY x.ord$$,
                   $$VALUES ('{"q": 1}'::jsonb), ('{"q": 2}'), ('{"q": 3}')$$,
                   'the tool call ids come back in the order of tool_calls');
+-- The calls of one turn are inserted by one statement, so two may share a
+-- created_at microsecond; recover_run breaks such ties by id, so the ids of a
+-- turn ascend in turn order and the unconfirmed calls come back in turn order.
+SET ROLE t240_ra;
+INSERT INTO pg_temp.ids VALUES
+    ('run_many', agent_state.start_run(pg_temp.id('a'), pg_temp.id('conv'), NULL, '{"tokens": 1000}'));
+CREATE TEMP TABLE many_ids AS
+SELECT agent_state.record_turn(
+           pg_temp.id('a'), pg_temp.id('run_many'), 'many calls', 'p', 'm', '{}',
+           tool_calls => (SELECT pg_catalog.jsonb_agg(pg_catalog.jsonb_build_object(
+                                     'tool', 't240.search', 'input', pg_catalog.jsonb_build_object('q', i))
+                                 ORDER BY i)
+                          FROM pg_catalog.generate_series(1, 40) AS i)) -> 'tool_calls' AS ids;
+SELECT ok((SELECT pg_catalog.bool_and(x.id::uuid < y.id::uuid)
+           FROM pg_temp.many_ids AS m,
+                pg_catalog.jsonb_array_elements_text(m.ids) WITH ORDINALITY AS x (id, ord)
+                JOIN pg_catalog.jsonb_array_elements_text(m.ids) WITH ORDINALITY AS y (id, ord)
+                  ON y.ord = x.ord + 1),
+          'the tool call ids of one turn ascend in turn order');
+SELECT results_eq($$SELECT (c ->> 'input')::jsonb
+                    FROM pg_catalog.jsonb_array_elements(agent_state.recover_run(pg_temp.id('a'), pg_temp.id('run_many'))
+                                                          -> 'unconfirmed_tool_calls') AS c$$,
+                  $$SELECT pg_catalog.jsonb_build_object('q', i) FROM pg_catalog.generate_series(1, 40) AS i$$,
+                  '... and recover_run lists its unconfirmed calls in turn order');
+RESET ROLE;
 
 -- Budget edges: the charge that reaches a limit is the last part of the turn
 -- (recorded, the run becomes budget_exhausted); a limit reached before the last
