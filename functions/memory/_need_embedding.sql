@@ -1,5 +1,8 @@
 -- An embedding argument: a one-dimensional array of 1 to 16,000 finite numbers,
--- not all zero (cosine distance is undefined for the zero vector). 22004 null,
+-- not all zero (cosine distance is undefined for the zero vector), with a
+-- Euclidean norm from 1e-15 to 1e15: pgvector sums the squares in float4, where
+-- a larger norm overflows and a smaller one underflows to zero, and the cosine
+-- distance then is NaN, which would order neighbours wrongly. 22004 null,
 -- 22023 otherwise. The length first, before anything reads the elements.
 CREATE FUNCTION agent_state._need_embedding(val real [], arg text)
 RETURNS void
@@ -26,6 +29,11 @@ BEGIN
     END IF;
     IF 0::real = ALL (val) THEN
         RAISE EXCEPTION USING ERRCODE = '22023', MESSAGE = arg || ': must not be all zeros';
+    END IF;
+    IF (SELECT pg_catalog.sum(x::double precision * x::double precision)
+        FROM pg_catalog.unnest(val) AS u (x)) NOT BETWEEN 1e-30 AND 1e30 THEN
+        RAISE EXCEPTION USING
+            ERRCODE = '22023', MESSAGE = arg || ': its Euclidean norm must be from 1e-15 to 1e15';
     END IF;
 END
 $$;

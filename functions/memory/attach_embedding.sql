@@ -15,6 +15,7 @@ AS $$
 #variable_conflict use_variable
 DECLARE
     dims integer;
+    duplicate boolean;
 BEGIN
     PERFORM agent_state._bind(agent);
     PERFORM agent_state._vector_schema('embedding');
@@ -37,28 +38,38 @@ BEGIN
             ERRCODE = 'P0002',
             MESSAGE = pg_catalog.format('revision: entry %s has no revision %s', entry, revision);
     END IF;
-    -- The first embedding of a model fixes its dimension for this agent; a
-    -- concurrent first one waits on the key and then compares.
-    INSERT INTO agent_state.memory_embedding_models AS m (runtime_agent_id, model, dimensions)
-    VALUES (agent, model, pg_catalog.cardinality(embedding))
-    ON CONFLICT ON CONSTRAINT memory_embedding_models_pkey DO NOTHING;
-    SELECT m.dimensions INTO dims
-    FROM agent_state.memory_embedding_models AS m
-    WHERE m.runtime_agent_id = agent AND m.model = model;
-    IF dims <> pg_catalog.cardinality(embedding) THEN
-        RAISE EXCEPTION USING
-            ERRCODE = '22023',
-            MESSAGE = pg_catalog.format('embedding: model %L has %s dimensions in this agent, not %s',
-                                        model, dims, pg_catalog.cardinality(embedding));
+    -- One per revision and model: an existing one is 23505 whatever the new
+    -- one's dimension (a concurrent one is found by the insert below).
+    duplicate := EXISTS (
+        SELECT FROM agent_state.memory_embeddings AS x
+        WHERE x.runtime_agent_id = agent AND x.entry_id = entry AND x.revision = revision
+          AND x.model = model
+    );
+    IF NOT duplicate THEN
+        -- The first embedding of a model fixes its dimension for this agent; a
+        -- concurrent first one waits on the key and then compares.
+        INSERT INTO agent_state.memory_embedding_models AS m (runtime_agent_id, model, dimensions)
+        VALUES (agent, model, pg_catalog.cardinality(embedding))
+        ON CONFLICT ON CONSTRAINT memory_embedding_models_pkey DO NOTHING;
+        SELECT m.dimensions INTO dims
+        FROM agent_state.memory_embedding_models AS m
+        WHERE m.runtime_agent_id = agent AND m.model = model;
+        IF dims <> pg_catalog.cardinality(embedding) THEN
+            RAISE EXCEPTION USING
+                ERRCODE = '22023',
+                MESSAGE = pg_catalog.format('embedding: model %L has %s dimensions in this agent, not %s',
+                                            model, dims, pg_catalog.cardinality(embedding));
+        END IF;
+        -- ON CONFLICT rather than an exception block: no subtransaction per call on
+        -- the embedding worker's path (a concurrent insert of the same key is waited
+        -- for, then found).
+        INSERT INTO agent_state.memory_embeddings
+            (runtime_agent_id, entry_id, revision, model, dimensions, embedding)
+        VALUES (agent, entry, revision, model, dims, embedding)
+        ON CONFLICT ON CONSTRAINT memory_embeddings_pkey DO NOTHING;
+        duplicate := NOT FOUND;
     END IF;
-    -- ON CONFLICT rather than an exception block: no subtransaction per call on
-    -- the embedding worker's path (a concurrent insert of the same key is waited
-    -- for, then found).
-    INSERT INTO agent_state.memory_embeddings
-        (runtime_agent_id, entry_id, revision, model, dimensions, embedding)
-    VALUES (agent, entry, revision, model, dims, embedding)
-    ON CONFLICT ON CONSTRAINT memory_embeddings_pkey DO NOTHING;
-    IF NOT FOUND THEN
+    IF duplicate THEN
         RAISE EXCEPTION USING
             ERRCODE = '23505',
             MESSAGE = pg_catalog.format('revision: revision %s of entry %s already has an embedding '
@@ -69,7 +80,8 @@ $$;
 
 COMMENT ON FUNCTION agent_state.attach_embedding(uuid, uuid, integer, text, real []) IS
 'attach_embedding(agent, entry, revision, model, embedding real[]) (runtime or operator): '
-'derived data for the semantic axis, one per revision and model (again: 23505). Every '
-'embedding of one model in one agent has the same dimension (22023). embedding: 1 to 16,000 '
-'finite components, not all zero; model: 1 to 200 characters (22023). A redacted entry: 55000. '
+'derived data for the semantic axis, one per revision and model (again: 23505, whatever its '
+'dimension). Every embedding of one model in one agent has the same dimension, fixed by the '
+'first (22023). embedding: 1 to 16,000 finite components, a Euclidean norm from 1e-15 to 1e15; '
+'model: 1 to 200 characters (22023). A redacted entry: 55000. '
 'Needs the pgvector extension (vector) in the database: 0A000 without it.';

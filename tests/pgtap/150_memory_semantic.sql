@@ -7,7 +7,7 @@ BEGIN;
 SET client_min_messages = warning;
 SELECT EXISTS (SELECT FROM pg_catalog.pg_available_extensions WHERE name = 'vector') AS has_vector \gset
 \if :has_vector
-SELECT plan(52);
+SELECT plan(56);
 \else
 SELECT plan(19);
 \endif
@@ -117,13 +117,15 @@ CREATE EXTENSION vector;
 SET ROLE t150_ra;
 SELECT lives_ok($$SELECT agent_state.attach_embedding(pg_temp.id('a'), pg_temp.id('peanuts'), 1, 'm', pg_temp.v(0))$$,
                 'created after agent_state, pgvector is used with no extra step');
+SELECT throws_ok($$SELECT agent_state.attach_embedding(pg_temp.id('a'), pg_temp.id('lisbon'), 1, 'm', '{1,0}')$$,
+                 '22023', NULL, 'every embedding of a model in an agent has its dimension: 22023');
 SELECT agent_state.attach_embedding(pg_temp.id('a'), pg_temp.id('lisbon'), 1, 'm', pg_temp.v(1.2)) \g /dev/null
 SELECT throws_ok($$SELECT agent_state.attach_embedding(pg_temp.id('a'), pg_temp.id('peanuts'), 1, 'm', pg_temp.v(0.1))$$,
                  '23505', NULL, 'one embedding per revision and model: 23505');
+SELECT throws_ok($$SELECT agent_state.attach_embedding(pg_temp.id('a'), pg_temp.id('peanuts'), 1, 'm', '{1,0}')$$,
+                 '23505', NULL, '... also when the second one has another dimension');
 SELECT lives_ok($$SELECT agent_state.attach_embedding(pg_temp.id('a'), pg_temp.id('peanuts'), 1, 'm2', '{1,0}')$$,
                 'another model may have another dimension');
-SELECT throws_ok($$SELECT agent_state.attach_embedding(pg_temp.id('a'), pg_temp.id('lisbon'), 1, 'm', '{1,0}')$$,
-                 '22023', NULL, 'every embedding of a model in an agent has its dimension: 22023');
 SELECT throws_ok($$SELECT agent_state.attach_embedding(pg_temp.id('a'), pg_temp.id('lisbon'), 1, 'm2', '{NaN,0}')$$,
                  '22023', 'embedding: every component must be a finite number', 'NaN: 22023');
 SELECT throws_ok($$SELECT agent_state.attach_embedding(pg_temp.id('a'), pg_temp.id('lisbon'), 1, 'm2', '{Infinity,0}')$$,
@@ -135,6 +137,11 @@ SELECT throws_ok($$SELECT agent_state.attach_embedding(pg_temp.id('a'), pg_temp.
                  '22023', 'embedding: more than 16000 dimensions', 'more than 16,000 dimensions: 22023');
 SELECT throws_ok($$SELECT agent_state.attach_embedding(pg_temp.id('a'), pg_temp.id('lisbon'), 1, 'm2', '{0,0}')$$,
                  '22023', 'embedding: must not be all zeros', 'the zero vector: 22023');
+-- Norms whose squares overflow or underflow float4 (pgvector's cosine would be NaN).
+SELECT throws_ok($$SELECT agent_state.attach_embedding(pg_temp.id('a'), pg_temp.id('lisbon'), 1, 'm2', '{3e38,3e38}')$$,
+                 '22023', 'embedding: its Euclidean norm must be from 1e-15 to 1e15', 'a huge norm: 22023');
+SELECT throws_ok($$SELECT agent_state.attach_embedding(pg_temp.id('a'), pg_temp.id('lisbon'), 1, 'm2', '{1e-45,0}')$$,
+                 '22023', 'embedding: its Euclidean norm must be from 1e-15 to 1e15', 'a tiny norm: 22023');
 SELECT throws_ok($$SELECT agent_state.attach_embedding(pg_temp.id('a'), pg_temp.id('lisbon'), 1, 'm2', NULL)$$,
                  '22004', 'embedding: must not be null', 'null: 22004');
 SELECT throws_ok($$SELECT agent_state.attach_embedding(pg_temp.id('a'), pg_temp.id('lisbon'), 1, '', '{1,0}')$$,
@@ -182,6 +189,10 @@ SELECT throws_ok($$SELECT * FROM agent_state.recall(pg_temp.id('a'), 'x', query_
                  '22004', 'embedding_model: required with query_embedding', 'a query embedding needs its model');
 SELECT throws_ok($$SELECT * FROM agent_state.recall(pg_temp.id('a'), 'x', query_embedding => '{NaN,0,0}',
                    embedding_model => 'm')$$, '22023', NULL, 'a query embedding with NaN: 22023');
+SELECT throws_ok($$SELECT * FROM agent_state.recall(pg_temp.id('a'), 'x', query_embedding => '{3e38,3e38,0}',
+                   embedding_model => 'm')$$, '22023',
+                 'query_embedding: its Euclidean norm must be from 1e-15 to 1e15',
+                 'a query embedding with a huge norm: 22023');
 SELECT results_eq($$SELECT body FROM agent_state.context_for(pg_temp.id('a'), pg_temp.id('dm'), pg_temp.id('m_ann'),
                       max_results => 1, query_embedding => pg_temp.v(1.2), embedding_model => 'm')$$,
                   ARRAY['Alice is allergic to peanuts'],

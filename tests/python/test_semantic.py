@@ -74,23 +74,29 @@ def test_attach_pending_and_recall(vstore: Store) -> None:
     pending = vstore.pending_embeddings(agent=sc["agent"], model="manual")
     assert [p.body for p in pending] == ["Alice is allergic to peanuts", "Alice lives in Lisbon"]
     assert isinstance(pending[0], agent_state.PendingEmbedding)
-    for p, vector in zip(pending, ([1.0, 0.0], [0.0, 1.0]), strict=True):
-        vstore.attach_embedding(
-            agent=sc["agent"], entry=p.entry, revision=p.revision, model="manual", embedding=vector
-        )
-    assert vstore.pending_embeddings(agent=sc["agent"], model="manual") == []
-    with pytest.raises(agent_state.Duplicate):
-        vstore.attach_embedding(
-            agent=sc["agent"], entry=pending[0].entry, revision=1, model="manual", embedding=[1, 0]
-        )
+    vstore.attach_embedding(
+        agent=sc["agent"], entry=pending[0].entry, revision=1, model="manual", embedding=[1.0, 0.0]
+    )
+    # The first embedding fixed the model's dimension in this agent.
     with pytest.raises(agent_state.InvalidArgument, match="dimensions"):
         vstore.attach_embedding(
             agent=sc["agent"],
-            entry=pending[0].entry,
+            entry=pending[1].entry,
             revision=1,
             model="manual",
             embedding=[1, 0, 0],
         )
+    vstore.attach_embedding(
+        agent=sc["agent"], entry=pending[1].entry, revision=1, model="manual", embedding=[0.0, 1.0]
+    )
+    assert vstore.pending_embeddings(agent=sc["agent"], model="manual") == []
+    # One per revision and model, whatever the second one's dimension.
+    for again in ([1, 0], [1, 0, 0]):
+        with pytest.raises(agent_state.Duplicate):
+            vstore.attach_embedding(
+                agent=sc["agent"], entry=pending[0].entry, revision=1, model="manual",
+                embedding=again,
+            )  # fmt: skip
     with pytest.raises(agent_state.InvalidArgument, match="finite"):
         vstore.attach_embedding(
             agent=sc["agent"], entry=pending[1].entry, revision=1, model="other",
