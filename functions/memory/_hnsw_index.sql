@@ -1,10 +1,11 @@
 -- recall and context_for with a query embedding: the HNSW index to take the
 -- agent's nearest neighbours from, or NULL for the exact scan. An index is used
--- when index_embeddings built it for this model and dimension (valid), pgvector
--- has iterative index scans (0.8 or later), and the agent has at least
--- agent_state.hnsw_min_embeddings embeddings of the model (default 10000: below
--- that the exact scan is cheap and exact). The count stops at the threshold, so
--- the probe costs at most that many index entries.
+-- when index_embeddings built it for this model and dimension (valid): the
+-- agent's own one if there is one, else the one over every agent's embeddings;
+-- when pgvector has iterative index scans (0.8 or later), and the agent has at
+-- least agent_state.hnsw_min_embeddings embeddings of the model (default 10000:
+-- below that the exact scan is cheap and exact). The count stops at the
+-- threshold, so the probe costs at most that many index entries.
 CREATE FUNCTION agent_state._hnsw_index(agent uuid, embedding_model text, dimensions integer)
 RETURNS name
 LANGUAGE plpgsql
@@ -13,7 +14,7 @@ SET search_path = pg_catalog, pg_temp
 AS $$
 #variable_conflict use_variable
 DECLARE
-    index_name name := agent_state._embedding_index(embedding_model, dimensions);
+    index_name name;
     setting text := pg_catalog.current_setting('agent_state.hnsw_min_embeddings', true);
     threshold integer := 10000;
 BEGIN
@@ -25,12 +26,17 @@ BEGIN
         END IF;
         threshold := setting::integer;
     END IF;
-    IF NOT EXISTS (
-        SELECT FROM pg_catalog.pg_class AS c
-        JOIN pg_catalog.pg_index AS i ON i.indexrelid = c.oid
-        WHERE c.relname = index_name AND c.relnamespace = 'agent_state'::regnamespace
-          AND i.indisvalid AND i.indisready
-    ) OR NOT agent_state._vector_iterative(
+    SELECT c.relname INTO index_name
+    FROM pg_catalog.pg_class AS c
+    JOIN pg_catalog.pg_index AS i ON i.indexrelid = c.oid
+    WHERE c.relname IN (agent_state._embedding_index(embedding_model, dimensions, agent),
+                        agent_state._embedding_index(embedding_model, dimensions, NULL))
+      AND c.relnamespace = 'agent_state'::regnamespace
+      AND i.indisvalid AND i.indisready
+    -- The agent's own index first.
+    ORDER BY c.relname = agent_state._embedding_index(embedding_model, dimensions, agent) DESC
+    LIMIT 1;
+    IF index_name IS NULL OR NOT agent_state._vector_iterative(
         (SELECT e.extversion FROM pg_catalog.pg_extension AS e WHERE e.extname = 'vector')
     ) OR (
         SELECT pg_catalog.count(*) FROM (

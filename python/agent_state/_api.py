@@ -625,19 +625,23 @@ class StoreAPI:
         *,
         model: str,
         dimensions: int,
+        agent: Id | None = None,
     ) -> str:
-        """index_embeddings(model, dimensions) -> index name (operator): an HNSW index (pgvector 0.8
-        or later, 0A000 otherwise or without pgvector) over every agent's embeddings of that model
-        and dimension, used by recall and context_for for agents with at least
-        agent_state.hnsw_min_embeddings (default 10000) embeddings of the model; eligibility still
-        applies before the neighbours are taken (the exact scan when the index finds too few).
-        Idempotent; built in the calling transaction (writes to the embeddings wait). dimensions: 1
-        to 2000 (22023).
+        """index_embeddings(model, dimensions, agent default null) -> index name (operator): an HNSW
+        index (pgvector 0.8 or later, 0A000 otherwise or without pgvector) over every agent's
+        embeddings of that model and dimension, or with agent over that agent's only (for a big
+        agent: the index then holds only its neighbours, and recall@10 stays high where the agent is
+        a small share of all embeddings). recall and context_for use the agent's own index, else the
+        shared one, for agents with at least agent_state.hnsw_min_embeddings (default 10000)
+        embeddings of the model; eligibility still applies before the neighbours are taken (the
+        exact scan when the index finds too few). Idempotent; built in the calling transaction
+        (writes to the embeddings wait). dimensions: 1 to 2000 (22023); unknown agent: P0002.
         """
         return self._call(
             F.index_embeddings,
             model=model,
             dimensions=dimensions,
+            agent=agent,
         )
 
     def link_identity(
@@ -1849,19 +1853,23 @@ class AsyncStoreAPI:
         *,
         model: str,
         dimensions: int,
+        agent: Id | None = None,
     ) -> str:
-        """index_embeddings(model, dimensions) -> index name (operator): an HNSW index (pgvector 0.8
-        or later, 0A000 otherwise or without pgvector) over every agent's embeddings of that model
-        and dimension, used by recall and context_for for agents with at least
-        agent_state.hnsw_min_embeddings (default 10000) embeddings of the model; eligibility still
-        applies before the neighbours are taken (the exact scan when the index finds too few).
-        Idempotent; built in the calling transaction (writes to the embeddings wait). dimensions: 1
-        to 2000 (22023).
+        """index_embeddings(model, dimensions, agent default null) -> index name (operator): an HNSW
+        index (pgvector 0.8 or later, 0A000 otherwise or without pgvector) over every agent's
+        embeddings of that model and dimension, or with agent over that agent's only (for a big
+        agent: the index then holds only its neighbours, and recall@10 stays high where the agent is
+        a small share of all embeddings). recall and context_for use the agent's own index, else the
+        shared one, for agents with at least agent_state.hnsw_min_embeddings (default 10000)
+        embeddings of the model; eligibility still applies before the neighbours are taken (the
+        exact scan when the index finds too few). Idempotent; built in the calling transaction
+        (writes to the embeddings wait). dimensions: 1 to 2000 (22023); unknown agent: P0002.
         """
         return await self._call(
             F.index_embeddings,
             model=model,
             dimensions=dimensions,
+            agent=agent,
         )
 
     async def link_identity(

@@ -356,6 +356,7 @@ index_embeddings = Fn(
     (
         Param("model", "text"),
         Param("dimensions", "integer"),
+        Param("agent", "uuid", default=True),
     ),
     "text",
     Scalar[str](),

@@ -306,6 +306,58 @@ def test_index_embeddings_keeps_eligibility_before_the_neighbours(
         assert conn.execute("SHOW hnsw.iterative_scan").fetchone() == ("off",)
 
 
+def test_an_agents_own_index_comes_first(vstore: Store, vector_db: str) -> None:
+    """index_embeddings(model, dimensions, agent) indexes one agent's embeddings. Where
+    both exist, recall takes that agent's neighbours from its own index, never the
+    shared one, with the exact scan's answer and eligibility kept; an agent without
+    its own index still uses the shared one."""
+    model = f"ann-own-{uuid4()}"
+    sc = ann_scene(vstore, model)
+    other = ann_scene(vstore, model)
+    query = [1.0] + [0.0] * 7
+    with psycopg.connect(vector_db, autocommit=True) as conn:
+
+        def index(*args: Any) -> str:
+            placeholders = ", ".join(["%s"] * len(args))
+            row = conn.execute(f"SELECT agent_state.index_embeddings({placeholders})", args)
+            return str(row.fetchone()[0])  # type: ignore[index]
+
+        shared = index(model, 8)
+        own = index(model, 8, sc["agent"])
+        assert own != shared and index(model, 8, sc["agent"]) == own
+        predicate = conn.execute(
+            "SELECT pg_get_expr(indpred, indrelid) FROM pg_index WHERE indexrelid = %s::regclass",
+            [f"agent_state.{own}"],
+        ).fetchone()[0]  # type: ignore[index]
+        assert str(sc["agent"]) in predicate
+        oids = {
+            n: conn.execute("SELECT %s::regclass::oid", [f"agent_state.{n}"]).fetchone()[0]  # type: ignore[index]
+            for n in (shared, own)
+        }
+
+        def ask(scene: dict[str, Any], threshold: int) -> tuple[list[Any], dict[str, int]]:
+            with conn.transaction():
+                conn.execute(f"SET LOCAL agent_state.hnsw_min_embeddings = {threshold}")
+                conn.execute("SET LOCAL enable_sort = off")
+                probe = "SELECT pg_stat_get_xact_tuples_returned(%s)"
+                before = {n: conn.execute(probe, [o]).fetchone()[0] for n, o in oids.items()}  # type: ignore[index]
+                got = conn.execute(
+                    RECALL, [scene["agent"], None, scene["dm"], 10, query, model]
+                ).fetchall()
+                after = {n: conn.execute(probe, [o]).fetchone()[0] for n, o in oids.items()}  # type: ignore[index]
+            return got, {n: int(after[n]) - int(before[n]) for n in oids}
+
+        for scene, used, unused in ((sc, own, shared), (other, shared, own)):
+            got, scanned = ask(scene, 1)
+            exact, exact_scanned = ask(scene, 999999999)
+            assert scanned[used] > 0 and scanned[unused] == 0, scanned
+            assert exact_scanned == {shared: 0, own: 0}
+            assert got == exact and [r[2] for r in got][:1] == ["the one"]
+            assert not any(r[2].startswith("room secret") for r in got)
+        with pytest.raises(psycopg.errors.NoDataFound, match="agent"):
+            index(model, 8, uuid4())
+
+
 def test_hnsw_ef_search_is_the_index_scans(vstore: Store, vector_db: str) -> None:
     """agent_state.hnsw_ef_search is the candidate list of the index scan. With the
     caller's hnsw.max_scan_tuples at 1 the scan ends after its first search, whose
