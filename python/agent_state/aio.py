@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from contextvars import ContextVar
 from datetime import datetime
@@ -66,6 +67,7 @@ class AsyncStore(AsyncStoreAPI):
         self._autocommit = autocommit
         self._owned = owned
         self._lock: asyncio.Lock | None = None
+        self._embed_pool: ThreadPoolExecutor | None = None
         if isinstance(source, str):
             self._dsn = source
             self._owned = True
@@ -96,6 +98,9 @@ class AsyncStore(AsyncStoreAPI):
         """Close the connection if the store opened it (never a caller's connection/pool)."""
         if self._owned and self._conn is not None:
             await self._conn.close()
+        if self._embed_pool is not None:
+            self._embed_pool.shutdown(wait=False)
+            self._embed_pool = None
 
     async def __aenter__(self) -> AsyncStore:
         if self._pool is None:
@@ -256,10 +261,18 @@ class AsyncStore(AsyncStoreAPI):
 
     async def _embed(self, texts: list[str]) -> list[Sequence[float]]:
         # The embedder is a plain (blocking) callable, often a model on the CPU:
-        # run in a worker thread, it does not stall the event loop.
+        # it runs in the store's one worker thread, off the event loop, and one
+        # call at a time (many models are not thread-safe), even when an
+        # awaiting call is cancelled (its work finishes before the next starts).
         embedder = self._embedder
         assert embedder is not None
-        vectors = await asyncio.to_thread(lambda: list(embedder(texts)))
+        if self._embed_pool is None:
+            self._embed_pool = ThreadPoolExecutor(
+                max_workers=1, thread_name_prefix="agent_state-embedder"
+            )
+        vectors = await asyncio.get_running_loop().run_in_executor(
+            self._embed_pool, lambda: list(embedder(texts))
+        )
         if len(vectors) != len(texts):
             raise ValueError(f"the embedder returned {len(vectors)} vectors for {len(texts)} texts")
         return vectors

@@ -7,9 +7,11 @@ path.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import math
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from typing import Any
 from uuid import uuid4
@@ -175,9 +177,14 @@ async def test_async_store_has_the_hook(vector_db: str) -> None:
         sc = scene(s)
     loop_thread = threading.get_ident()
     threads: list[int] = []
+    running = [0, 0]  # now, most at once
 
     def embedder(texts: list[str]) -> list[list[float]]:
         threads.append(threading.get_ident())
+        running[0] += 1
+        running[1] = max(running[1], running[0])
+        time.sleep(0.02)
+        running[0] -= 1
         return fake_embedder(texts)
 
     async with AsyncStore(vector_db, embedder=embedder, embedding_model="fake") as a:
@@ -188,9 +195,19 @@ async def test_async_store_has_the_hook(vector_db: str) -> None:
         assert hits[0].body == "Alice is allergic to peanuts"
         # The other memory shares no word with the query: only the embedding ranks it.
         assert any(h.text_rank == 0 and h.score > 0 for h in hits), hits
-    # The blocking embedder ran in worker threads (both for the batch and for
-    # the query), never on the event loop's thread.
-    assert len(threads) == 2 and loop_thread not in threads, (loop_thread, threads)
+        # Concurrent calls: the embedder still runs one call at a time.
+        many = await asyncio.gather(
+            *(
+                a.recall(agent=sc["agent"], query="peanuts", conversation=sc["dm"], match="any")
+                for _ in range(4)
+            )
+        )
+        # (the same rows; scores and ages move with each call's now())
+        assert all([h.body for h in m] == [h.body for h in hits] for m in many)
+    # The blocking embedder ran off the event loop's thread (for the batch and
+    # for each query), never two calls at once.
+    assert len(threads) == 6 and loop_thread not in threads, (loop_thread, threads)
+    assert running[1] == 1, running
 
 
 def test_pgvector_created_before_agent_state(admin_dsn: str) -> None:
