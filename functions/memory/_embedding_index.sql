@@ -16,7 +16,7 @@ AS $$
         pg_catalog.left(pg_catalog.encode(pg_catalog.sha256(
             pg_catalog.convert_to(model, 'UTF8')
             || CASE WHEN agent IS NULL THEN ''::bytea
-                    ELSE '\x00'::bytea || pg_catalog.uuid_send(agent) END
+                    ELSE pg_catalog.decode('00', 'hex') || pg_catalog.uuid_send(agent) END
         ), 'hex'), 16)
     )::name
 $$;

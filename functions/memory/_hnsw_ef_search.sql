@@ -10,7 +10,9 @@
 -- embeddings, half the queries near an ineligible cluster), recall@10 of
 -- hybrid recall against the exact scan: a 50,000-entry agent 0.85 at 200, 0.93
 -- at 500, 0.95 at 700, 0.97 at 1000; a 200,000-entry agent 0.92 at 200, 0.96 at
--- 600, 0.98 at 1000. The scan's cost grows with it (at 200,000 entries: p50
+-- 600, 0.98 at 1000 (370,000 embeddings, one shared index; at 1.2M embeddings,
+-- where that agent is a sixth of the shared index, 0.86 from it and 0.96 from
+-- an index of its own). The scan's cost grows with it (at 200,000 entries: p50
 -- 18 ms at 200, 46 ms at 1000). Neither a strict order nor asking the index for
 -- more candidates than the 50 and keeping the nearest by exact distance changed
 -- the recall: the index's first batch of ef_search candidates decides it.

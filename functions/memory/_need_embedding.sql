@@ -1,8 +1,9 @@
 -- An embedding argument: a one-dimensional array of 1 to 16,000 finite numbers,
 -- not all zero (cosine distance is undefined for the zero vector), with a
--- Euclidean norm from 1e-15 to 1e15: pgvector sums the squares in float4, where
--- a larger norm overflows and a smaller one underflows to zero, and the cosine
--- distance then is NaN, which would order neighbours wrongly. 22004 null,
+-- Euclidean norm from 1e-15 to 1e15: pgvector sums the squares in float4, which
+-- overflows beyond a norm of about 1.8e19 and vanishes below about 1e-19, and
+-- the cosine distance then is NaN, which would order neighbours wrongly (the
+-- bounds keep a margin from both). 22004 null,
 -- 22023 otherwise. The length first, before anything reads the elements.
 CREATE FUNCTION agent_state._need_embedding(val real [], arg text)
 RETURNS void

@@ -50,7 +50,7 @@ BEGIN
     END IF;
     IF agent IS NOT NULL
         AND NOT EXISTS (SELECT FROM agent_state.agents AS a WHERE a.runtime_agent_id = agent) THEN
-        RAISE EXCEPTION USING ERRCODE = 'P0002', MESSAGE = pg_catalog.format('agent: no agent %s', agent);
+        RAISE EXCEPTION USING ERRCODE = 'P0002', MESSAGE = pg_catalog.format('agent: unknown agent %s', agent);
     END IF;
     index_name := agent_state._embedding_index(model, dimensions, agent);
     SELECT i.indisvalid INTO valid
@@ -79,8 +79,10 @@ COMMENT ON FUNCTION agent_state.index_embeddings(text, integer, uuid) IS
 'index (pgvector 0.8 or later, 0A000 otherwise or without pgvector) over every agent''s '
 'embeddings of that model and dimension, or with agent over that agent''s only (for a big '
 'agent: the index then holds only its neighbours, and recall@10 stays high where the agent is '
-'a small share of all embeddings). recall and context_for use the agent''s own index, else '
-'the shared one, for agents with at least agent_state.hnsw_min_embeddings (default 10000) '
+'a small share of all embeddings; one per agent for a handful of the biggest: each is a '
+'predicate on every embedding insert and in every plan of the table). recall and context_for '
+'use an index (the agent''s own or the shared one, the planner picks the cheaper, which is '
+'the agent''s own) for agents with at least agent_state.hnsw_min_embeddings (default 10000) '
 'embeddings of the model; eligibility still applies before the neighbours are taken (the '
 'exact scan when the index finds too few). Idempotent; built in the calling transaction '
 '(writes to the embeddings wait). dimensions: 1 to 2000 (22023); unknown agent: P0002.';

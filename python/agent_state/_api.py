@@ -113,11 +113,11 @@ class StoreAPI:
         embedding: Sequence[float],
     ) -> None:
         """attach_embedding(agent, entry, revision, model, embedding real[]) (runtime or operator):
-        derived data for the semantic axis, one per revision and model (again: 23505, whatever its
-        dimension). Every embedding of one model in one agent has the same dimension, fixed by the
-        first (22023). embedding: 1 to 16,000 finite components, a Euclidean norm from 1e-15 to
-        1e15; model: 1 to 200 characters (22023). A redacted entry: 55000. Needs the pgvector
-        extension (vector) in the database: 0A000 without it.
+        derived data for the semantic axis, one per revision and model (again, once the first is
+        committed: 23505, whatever its dimension). Every embedding of one model in one agent has the
+        same dimension, fixed by the first (22023). embedding: 1 to 16,000 finite components, a
+        Euclidean norm from 1e-15 to 1e15; model: 1 to 200 characters (22023). A redacted entry:
+        55000. Needs the pgvector extension (vector) in the database: 0A000 without it.
         """
         return self._call(
             F.attach_embedding,
@@ -631,8 +631,10 @@ class StoreAPI:
         index (pgvector 0.8 or later, 0A000 otherwise or without pgvector) over every agent's
         embeddings of that model and dimension, or with agent over that agent's only (for a big
         agent: the index then holds only its neighbours, and recall@10 stays high where the agent is
-        a small share of all embeddings). recall and context_for use the agent's own index, else the
-        shared one, for agents with at least agent_state.hnsw_min_embeddings (default 10000)
+        a small share of all embeddings; one per agent for a handful of the biggest: each is a
+        predicate on every embedding insert and in every plan of the table). recall and context_for
+        use an index (the agent's own or the shared one, the planner picks the cheaper, which is the
+        agent's own) for agents with at least agent_state.hnsw_min_embeddings (default 10000)
         embeddings of the model; eligibility still applies before the neighbours are taken (the
         exact scan when the index finds too few). Idempotent; built in the calling transaction
         (writes to the embeddings wait). dimensions: 1 to 2000 (22023); unknown agent: P0002.
@@ -1341,11 +1343,11 @@ class AsyncStoreAPI:
         embedding: Sequence[float],
     ) -> None:
         """attach_embedding(agent, entry, revision, model, embedding real[]) (runtime or operator):
-        derived data for the semantic axis, one per revision and model (again: 23505, whatever its
-        dimension). Every embedding of one model in one agent has the same dimension, fixed by the
-        first (22023). embedding: 1 to 16,000 finite components, a Euclidean norm from 1e-15 to
-        1e15; model: 1 to 200 characters (22023). A redacted entry: 55000. Needs the pgvector
-        extension (vector) in the database: 0A000 without it.
+        derived data for the semantic axis, one per revision and model (again, once the first is
+        committed: 23505, whatever its dimension). Every embedding of one model in one agent has the
+        same dimension, fixed by the first (22023). embedding: 1 to 16,000 finite components, a
+        Euclidean norm from 1e-15 to 1e15; model: 1 to 200 characters (22023). A redacted entry:
+        55000. Needs the pgvector extension (vector) in the database: 0A000 without it.
         """
         return await self._call(
             F.attach_embedding,
@@ -1859,8 +1861,10 @@ class AsyncStoreAPI:
         index (pgvector 0.8 or later, 0A000 otherwise or without pgvector) over every agent's
         embeddings of that model and dimension, or with agent over that agent's only (for a big
         agent: the index then holds only its neighbours, and recall@10 stays high where the agent is
-        a small share of all embeddings). recall and context_for use the agent's own index, else the
-        shared one, for agents with at least agent_state.hnsw_min_embeddings (default 10000)
+        a small share of all embeddings; one per agent for a handful of the biggest: each is a
+        predicate on every embedding insert and in every plan of the table). recall and context_for
+        use an index (the agent's own or the shared one, the planner picks the cheaper, which is the
+        agent's own) for agents with at least agent_state.hnsw_min_embeddings (default 10000)
         embeddings of the model; eligibility still applies before the neighbours are taken (the
         exact scan when the index finds too few). Idempotent; built in the calling transaction
         (writes to the embeddings wait). dimensions: 1 to 2000 (22023); unknown agent: P0002.
