@@ -137,6 +137,7 @@ def setup(conn: psycopg.Connection[Any], agents: int, seed: float) -> bool:
         conn.execute(index.format(e=e))
     if btree_gin:
         conn.execute(BOUND_RECALL_FN)
+    conn.execute(SPEC_RECALL_FN)
     conn.execute("SELECT setseed(%s)", [seed])
     # Agent n = 0 is the big one; 1..agents are the many. Set up through the
     # product functions (a few thousand calls), as an operator would.
@@ -538,6 +539,38 @@ END $$;
 GRANT EXECUTE ON FUNCTION bench_bare.recall_bound(uuid, text) TO agent_state_runtime;
 """
 
+# What SPEC makes every implementation do, in one bound function: bind the call,
+# find the target's audience, read the agent's settings, and rank the eligible
+# matches of the product's table by SPEC's score (eligibility and score are the
+# product's own inlined expressions). No windowed search, no second layer, no
+# argument checks: the floor of recall's work through a function API.
+SPEC_RECALL_FN = """
+CREATE FUNCTION bench_bare.recall_spec(agent uuid, query text, conversation uuid)
+RETURNS TABLE (entry_id uuid, body text, score double precision)
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+SET plan_cache_mode = force_generic_plan AS $$
+#variable_conflict use_variable
+DECLARE
+    known boolean;
+    audience uuid [];
+    settings jsonb;
+BEGIN
+    PERFORM agent_state._bind(agent);
+    SELECT t.known, t.audience INTO known, audience
+    FROM agent_state._conversation_target(agent, conversation, NULL) AS t;
+    SELECT a.settings INTO settings FROM agent_state.agents AS a WHERE a.runtime_agent_id = agent;
+    RETURN QUERY
+    SELECT h.entry_id, h.body,
+           agent_state._memory_score(h.text_rank, h.subject_id, h.revised_at, NULL, 1.0,
+                                     now(), 2592000) AS score
+    FROM agent_state._eligible_memory_search(
+             agent, websearch_to_tsquery('english', query), conversation, known, audience) AS h
+    ORDER BY 3 DESC, h.revised_at DESC, h.entry_id
+    LIMIT 10;
+END $$;
+GRANT EXECUTE ON FUNCTION bench_bare.recall_spec(uuid, text, uuid) TO agent_state_runtime;
+"""
+
 PRODUCT_RECALL = """
 SELECT * FROM agent_state.recall(agent => %(agent)s::uuid, query => %(query)s::text,
                                  conversation => %(conv)s::uuid)
@@ -568,6 +601,14 @@ def recall_systems(
                 "SELECT * FROM bench_bare.recall_bound(%(agent)s::uuid, %(query)s::text)",
             )
         )
+    systems.append(
+        (
+            "SPEC's work in one bound function",
+            server.connect(DB, RUNTIME_ROLE),
+            "SELECT * FROM bench_bare.recall_spec(%(agent)s::uuid, %(query)s::text, "
+            "%(conv)s::uuid)",
+        )
+    )
     # The same query on the product's table and index, run as its owner.
     systems.append(
         (
