@@ -8,8 +8,6 @@ STABLE
 SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
 AS $$
-DECLARE
-    dims integer;
 BEGIN
     IF query_embedding IS NULL THEN
         RETURN;
@@ -20,14 +18,7 @@ BEGIN
     END IF;
     PERFORM agent_state._need_text(embedding_model, 'embedding_model', 200);
     PERFORM agent_state._need_embedding(query_embedding, 'query_embedding');
-    SELECT m.dimensions INTO dims
-    FROM agent_state.memory_embedding_models AS m
-    WHERE m.runtime_agent_id = agent AND m.model = embedding_model;
-    IF dims <> pg_catalog.cardinality(query_embedding) THEN
-        RAISE EXCEPTION USING
-            ERRCODE = '22023',
-            MESSAGE = pg_catalog.format('query_embedding: model %L has %s dimensions in this agent, not %s',
-                                        embedding_model, dims, pg_catalog.cardinality(query_embedding));
-    END IF;
+    PERFORM agent_state._need_model_dimension(agent, embedding_model,
+                                              pg_catalog.cardinality(query_embedding), 'query_embedding');
 END
 $$;

@@ -51,15 +51,8 @@ BEGIN
         INSERT INTO agent_state.memory_embedding_models AS m (runtime_agent_id, model, dimensions)
         VALUES (agent, model, pg_catalog.cardinality(embedding))
         ON CONFLICT ON CONSTRAINT memory_embedding_models_pkey DO NOTHING;
-        SELECT m.dimensions INTO dims
-        FROM agent_state.memory_embedding_models AS m
-        WHERE m.runtime_agent_id = agent AND m.model = model;
-        IF dims <> pg_catalog.cardinality(embedding) THEN
-            RAISE EXCEPTION USING
-                ERRCODE = '22023',
-                MESSAGE = pg_catalog.format('embedding: model %L has %s dimensions in this agent, not %s',
-                                            model, dims, pg_catalog.cardinality(embedding));
-        END IF;
+        dims := pg_catalog.cardinality(embedding);
+        PERFORM agent_state._need_model_dimension(agent, model, dims, 'embedding');
         -- ON CONFLICT rather than an exception block: no subtransaction per call on
         -- the embedding worker's path (a concurrent insert of the same key is waited
         -- for, then found).

@@ -130,6 +130,7 @@ $drop$;
 -- include: functions/memory/_match_query.sql
 -- include: functions/memory/_memory_week.sql
 -- include: functions/memory/_need_embedding.sql
+-- include: functions/memory/_need_model_dimension.sql
 -- include: functions/memory/_need_query_embedding.sql
 -- include: functions/memory/_rank_memory.sql
 -- include: functions/memory/_redaction_allowed.sql
