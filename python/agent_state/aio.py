@@ -95,7 +95,8 @@ class AsyncStore(AsyncStoreAPI):
         return self._pool
 
     async def close(self) -> None:
-        """Close the connection if the store opened it (never a caller's connection/pool)."""
+        """Close the connection if the store opened it (never a caller's connection/pool),
+        and stop the embedder's worker thread."""
         if self._owned and self._conn is not None:
             await self._conn.close()
         if self._embed_pool is not None:
