@@ -29,10 +29,7 @@ BEGIN
     -- Hot path: the usual well-formed arguments are checked inline, in one
     -- expression. Anything else takes the helpers in argument order, which raise
     -- the error of the first bad argument (or parse an unusual valid usage).
-    IF usage IS NOT NULL AND pg_catalog.jsonb_typeof(usage) = 'object'
-        AND (usage - ARRAY['tokens', 'cost_usd']) = '{}'::jsonb
-        AND coalesce(pg_catalog.jsonb_typeof(usage -> 'tokens'), 'number') = 'number'
-        AND coalesce(pg_catalog.jsonb_typeof(usage -> 'cost_usd'), 'number') = 'number' THEN
+    IF agent_state._usage_plain(usage) THEN
         tokens := coalesce((usage ->> 'tokens')::numeric, 0);
         cost_usd := coalesce((usage ->> 'cost_usd')::numeric, 0);
     END IF;

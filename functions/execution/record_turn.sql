@@ -73,10 +73,7 @@ BEGIN
 
     -- The fast path's argument checks: what the five functions accept on their
     -- own hot paths (anything unusual, valid or not, goes the composed way).
-    IF usage IS NOT NULL AND pg_catalog.jsonb_typeof(usage) = 'object'
-        AND (usage - ARRAY['tokens', 'cost_usd']) = '{}'::jsonb
-        AND coalesce(pg_catalog.jsonb_typeof(usage -> 'tokens'), 'number') = 'number'
-        AND coalesce(pg_catalog.jsonb_typeof(usage -> 'cost_usd'), 'number') = 'number' THEN
+    IF agent_state._usage_plain(usage) THEN
         tokens := coalesce((usage ->> 'tokens')::numeric, 0);
         cost_usd := coalesce((usage ->> 'cost_usd')::numeric, 0);
     END IF;

@@ -83,6 +83,7 @@ $drop$;
 -- include: functions/execution/_check_snapshot_sources.sql
 -- include: functions/execution/_insert_snapshot.sql
 -- include: functions/execution/_memory_canonical.sql
+-- include: functions/execution/_usage_plain.sql
 -- include: functions/execution/_next_tool_result.sql
 -- include: functions/execution/_run_budget.sql
 -- include: functions/execution/_tool_result_before_insert.sql
