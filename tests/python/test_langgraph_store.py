@@ -148,18 +148,24 @@ def test_get_reads_exactly_its_namespace(ops_store: AgentStateStore) -> None:
     assert [(tuple(r.namespace), r.key) for r in rows] == [(("users",), "k")]
 
 
+def _only_item_entry(dsn: str, store: AgentStateStore) -> Any:
+    """The memory entry of the store's one item (read as the superuser)."""
+    with psycopg.connect(dsn) as conn:
+        rows = conn.execute(
+            "SELECT entry_id FROM agent_state.graph_items WHERE runtime_agent_id = %s",
+            [store.agent],
+        ).fetchall()
+    assert len(rows) == 1, rows
+    return rows[0][0]
+
+
 def test_an_entry_amended_outside_the_store_keeps_its_item(
     ops_store: AgentStateStore, dsn: str
 ) -> None:
     ops_store.put(("users",), "bob", {"text": "likes coffee"})
-    with psycopg.connect(dsn) as conn:
-        entry = conn.execute(
-            "SELECT entry_id FROM agent_state.graph_items WHERE runtime_agent_id = %s",
-            [ops_store.agent],
-        ).fetchone()
-    assert entry is not None
+    entry = _only_item_entry(dsn, ops_store)
     ops_store.store.amend(
-        agent=ops_store.agent, entry=entry[0], body="likes coffee, black", expected_revision=1
+        agent=ops_store.agent, entry=entry, body="likes coffee, black", expected_revision=1
     )
     item = ops_store.get(("users",), "bob")
     assert item is not None and item.value == {"text": "likes coffee"}
@@ -170,16 +176,11 @@ def test_items_are_memory_entries_with_history(ops_store: AgentStateStore, dsn: 
     ops_store.put(("users",), "alice", {"text": "likes tea"})
     ops_store.put(("users",), "alice", {"text": "likes green tea"})
     ops_store.delete(("users",), "alice")
-    with psycopg.connect(dsn) as conn:
-        entry = conn.execute(
-            "SELECT entry_id FROM agent_state.graph_items WHERE runtime_agent_id = %s",
-            [ops_store.agent],
-        ).fetchone()
-    assert entry is not None
-    history = ops_store.store.memory_history(agent=ops_store.agent, entry=entry[0])
+    entry = _only_item_entry(dsn, ops_store)
+    history = ops_store.store.memory_history(agent=ops_store.agent, entry=entry)
     assert [h.operation for h in history] == ["create", "amend", "forget"]
     assert ops_store.get(("users",), "alice") is None
-    state = ops_store.store.memory_entry(agent=ops_store.agent, entry=entry[0])
+    state = ops_store.store.memory_entry(agent=ops_store.agent, entry=entry)
     assert state is not None and not state.live and state.revision == 3
 
 
