@@ -6,7 +6,10 @@
 #   make install         install control file and scripts with PGXS (needs pg_config
 #                        and postgresql-server-dev; PG_CONFIG=... picks the server)
 #   make uninstall       remove them again
-#   make lint            sqlfluff, pgspot, plpgsql_check and catalog checks
+#   make lint            sqlfluff, pgspot, release, plpgsql_check and catalog checks
+#   make release NEXT=x.y.z
+#                        freeze the version in development and open NEXT
+#                        (RELEASING.md)
 #   make test            everything: build, install, lint, pgTAP, isolation, pytest,
 #                        and the crash harness, on the default server and on
 #                        PostgreSQL 18 (PG="default 18"; PG=15 runs one server)
@@ -43,6 +46,8 @@ endif
 # A .venv made by scripts/install-deps (PEP 668 systems) wins over python3.
 TEST_PYTHON ?= $(if $(wildcard .venv/bin/python),.venv/bin/python,python3)
 PG_CONFIG  ?= pg_config
+# The build's own scripts need only the standard library.
+BUILD_PYTHON ?= python3
 
 # Sources in load order (the layout of pg_partman):
 #   sql/schema.sql              the schema and the group roles
@@ -52,22 +57,31 @@ PG_CONFIG  ?= pg_config
 #                               tables they read and the triggers can name them
 #   sql/<domain>.sql            stateful objects: each table with its indexes,
 #                               constraints, policies and triggers, in FK order
-#   sql/security.sql, sql/privileges.sql
-#                               idempotent whole-schema passes, last
+#   sql/triggers.sql, sql/security.sql, sql/privileges.sql
+#                               idempotent whole-schema passes, last: every
+#                               trigger, then row-level security and the
+#                               generated triggers, then grants
 # $(sort) is a byte-wise sort, the same on every machine.
 DOMAINS     := agents actors conversations persona memory embeddings tools execution graph
 SQL_SRC     := sql/schema.sql
 FUNC_SRC    := $(sort $(wildcard functions/*/*.sql))
 DOMAIN_SRC  := $(foreach d,$(DOMAINS),sql/$(d).sql)
-PASS_SRC    := sql/security.sql sql/privileges.sql
+PASS_SRC    := sql/triggers.sql sql/security.sql sql/privileges.sql
 ALL_SRC     := $(SQL_SRC) $(FUNC_SRC) $(DOMAIN_SRC) $(PASS_SRC)
-# Upgrade scripts (agent_state--A--B.sql) and install scripts of past releases,
-# kept exactly as released so that CREATE EXTENSION ... VERSION 'A' still works.
+# Upgrade scripts (agent_state--A--B.sql) and install scripts of past releases.
+# A step into a released version is frozen text, copied as it is (RELEASING.md);
+# only the step into the version in development is expanded from its includes.
+# Past install scripts are kept exactly as released, so that CREATE EXTENSION ...
+# VERSION 'A' still works.
 UPGRADE_SRC := $(sort $(wildcard sql/updates/$(EXTENSION)--*--*.sql))
+DEV_UPGRADE_SRC := $(filter %--$(EXTVERSION).sql,$(UPGRADE_SRC))
+FROZEN_UPGRADE_SRC := $(filter-out $(DEV_UPGRADE_SRC),$(UPGRADE_SRC))
 RELEASE_SRC := $(filter-out sql/releases/$(EXTENSION)--$(EXTVERSION).sql,$(sort $(wildcard sql/releases/$(EXTENSION)--*.sql)))
 
 BUNDLE      := build/$(EXTENSION)--$(EXTVERSION).sql
 UPGRADES    := $(patsubst sql/updates/%,build/%,$(UPGRADE_SRC))
+DEV_UPGRADES := $(patsubst sql/updates/%,build/%,$(DEV_UPGRADE_SRC))
+FROZEN_UPGRADES := $(patsubst sql/updates/%,build/%,$(FROZEN_UPGRADE_SRC))
 RELEASES    := $(patsubst sql/releases/%,build/%,$(RELEASE_SRC))
 PY_BUNDLE   := python/agent_state/sql/$(EXTENSION).sql
 # Upgrade scripts ship in the Python package too, for agent_state.install().
@@ -94,7 +108,7 @@ endif
 
 all: $(PY_BUNDLE) $(PY_UPGRADES)
 
-.PHONY: api build deps docs lint lint-python lint-sqlfluff lint-pgspot test crash demo isolation-accept
+.PHONY: api build deps docs lint lint-python lint-sqlfluff lint-pgspot lint-releases release test crash demo isolation-accept
 
 # What demo and test need; scripts/install-deps installs it (apt and pip).
 deps_missing = \
@@ -139,18 +153,20 @@ $(BUNDLE): $(ALL_SRC) $(EXTENSION).control Makefile $(wildcard sql functions fun
 	@mv $@.tmp $@
 	@echo "built $@"
 
-# An upgrade script is written by hand, with lines "-- include: functions/..."
-# (or sql/...) that make replaces by that file, CREATE FUNCTION made CREATE OR
-# REPLACE FUNCTION: the changed functions come from their one source.
-$(UPGRADES): build/%.sql: sql/updates/%.sql $(FUNC_SRC) $(PASS_SRC) Makefile
+# The development upgrade script is written by hand, with lines
+# "-- include: functions/*/*.sql" (or sql/triggers.sql, ...) that
+# scripts/build-upgrade.py replaces by those files, CREATE FUNCTION made CREATE OR
+# REPLACE FUNCTION: the code comes from its one source. It depends on every
+# source, so touching any file it may include rebuilds it.
+$(DEV_UPGRADES): build/%.sql: sql/updates/%.sql $(ALL_SRC) scripts/build-upgrade.py $(EXTENSION).control Makefile $(wildcard sql functions functions/*)
 	@mkdir -p $(@D)
-	@awk '/^-- include: / { f = $$3; \
-	        if ((getline line < f) <= 0) { print "missing include " f > "/dev/stderr"; exit 1 } \
-	        do { sub(/^CREATE FUNCTION/, "CREATE OR REPLACE FUNCTION", line); print line } \
-	        while ((getline line < f) > 0); close(f); next } { print }' $< \
-	  | sed 's/@EXTVERSION@/$(EXTVERSION)/g' > $@.tmp
-	@mv $@.tmp $@
+	@$(BUILD_PYTHON) scripts/build-upgrade.py $< $@ $(EXTVERSION)
 	@echo "built $@"
+
+# A released step is frozen: copied byte for byte, never generated again.
+$(FROZEN_UPGRADES): build/%.sql: sql/updates/%.sql
+	@mkdir -p $(@D)
+	cp $< $@
 
 $(RELEASES): build/%.sql: sql/releases/%.sql
 	@mkdir -p $(@D)
@@ -164,11 +180,26 @@ python/agent_state/sql/%.sql: build/%.sql
 	@mkdir -p $(@D)
 	cp $< $@
 
+# ---------------------------------------------------------------- release
+# Freezes the version in development (RELEASING.md): its upgrade steps become
+# the expanded text in sql/updates/, its install script is kept in sql/releases/,
+# both are added to sql/releases/SHA256SUMS, default_version becomes NEXT and
+# the step into NEXT is opened.
+release: all
+	@if [ -z "$(NEXT)" ]; then echo "usage: make release NEXT=x.y.z" >&2; exit 2; fi
+	$(BUILD_PYTHON) scripts/release.py freeze $(NEXT)
+
 # ---------------------------------------------------------------- lint
 # Static checks first, then the database checks (tests/lint/*.sql) against a
 # database with the extension installed.
 lint: all
-	$(TEST_PYTHON) tests/run_suite.py --stages build,install,sqlfluff,pgspot,pylint,plpgsql_check,catalog
+	$(TEST_PYTHON) tests/run_suite.py --stages build,install,sqlfluff,pgspot,releases,pylint,plpgsql_check,catalog
+
+# Released scripts are frozen: no include directive, no changed byte (checked
+# against sql/releases/SHA256SUMS), and a path of steps from every release to
+# default_version.
+lint-releases:
+	$(BUILD_PYTHON) scripts/release.py check
 
 # ruff (lint and format) and mypy --strict over the wrapper, its tests and scripts.
 PY_LINT_PATHS ?= python tests/python tests/lifecycle tests/run_suite.py scripts bench examples setup.py

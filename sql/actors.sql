@@ -35,11 +35,3 @@ ON agent_state.actor_identities (runtime_agent_id, actor_id);
 
 COMMENT ON TABLE agent_state.actor_identities IS
 'Connector identities (Slack, GitHub, ...) linked to an actor of the same perspective.';
-
-CREATE TRIGGER actors_append_only
-BEFORE UPDATE OR DELETE ON agent_state.actors
-FOR EACH ROW EXECUTE FUNCTION agent_state._refuse_change();
-
-CREATE TRIGGER actor_identities_append_only
-BEFORE UPDATE OR DELETE ON agent_state.actor_identities
-FOR EACH ROW EXECUTE FUNCTION agent_state._refuse_change();

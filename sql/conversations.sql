@@ -19,10 +19,6 @@ CREATE TABLE agent_state.conversations (
 COMMENT ON TABLE agent_state.conversations IS
 'Conversations (direct, group, public) as one perspective knows them.';
 
-CREATE TRIGGER conversations_append_only
-BEFORE UPDATE OR DELETE ON agent_state.conversations
-FOR EACH ROW EXECUTE FUNCTION agent_state._refuse_change();
-
 -- Message events. The audience (who could observe the message) is stored with the
 -- event and never changes; NULL means public and is allowed only in a public
 -- conversation. Messages observed at the same moment are ordered by when they were
@@ -56,11 +52,3 @@ ON agent_state.messages (runtime_agent_id, conversation_id, observed_at DESC, cr
 
 COMMENT ON TABLE agent_state.messages IS
 'Durable message events with the audience that could observe them (NULL = public).';
-
-CREATE CONSTRAINT TRIGGER messages_audience_check
-AFTER INSERT ON agent_state.messages
-FOR EACH ROW EXECUTE FUNCTION agent_state._check_message_audience();
-
-CREATE TRIGGER messages_append_only
-BEFORE UPDATE OR DELETE ON agent_state.messages
-FOR EACH ROW EXECUTE FUNCTION agent_state._refuse_change();

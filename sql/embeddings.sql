@@ -51,16 +51,3 @@ CREATE TABLE agent_state.memory_embeddings (
 
 COMMENT ON TABLE agent_state.memory_embeddings IS
 'Embeddings of memory revisions (derived data, one per revision and model); redact erases them.';
-
-CREATE TRIGGER memory_embeddings_before_insert
-BEFORE INSERT ON agent_state.memory_embeddings
-FOR EACH ROW WHEN (NOT agent_state._restoring())
-EXECUTE FUNCTION agent_state._guard_derived_memory();
-
-CREATE TRIGGER memory_embeddings_append_only
-BEFORE UPDATE OR DELETE ON agent_state.memory_embeddings
-FOR EACH ROW EXECUTE FUNCTION agent_state._guard_derived_memory();
-
-CREATE TRIGGER memory_embedding_models_append_only
-BEFORE UPDATE OR DELETE ON agent_state.memory_embedding_models
-FOR EACH ROW EXECUTE FUNCTION agent_state._refuse_change();

@@ -131,42 +131,6 @@ CREATE INDEX graph_purges_thread_idx ON agent_state.graph_purges (runtime_agent_
 COMMENT ON TABLE agent_state.graph_purges IS
 'Audited removals of LangGraph checkpoint payloads: who, when, why and which checkpoints.';
 
-CREATE TRIGGER graph_purges_number
-BEFORE INSERT ON agent_state.graph_purges
-FOR EACH ROW WHEN (NOT agent_state._restoring())
-EXECUTE FUNCTION agent_state._number_per_agent('purge_id');
-
-CREATE TRIGGER graph_purges_append_only
-BEFORE UPDATE OR DELETE ON agent_state.graph_purges
-FOR EACH ROW EXECUTE FUNCTION agent_state._refuse_change();
-
-CREATE TRIGGER graph_runs_append_only
-BEFORE UPDATE OR DELETE ON agent_state.graph_runs
-FOR EACH ROW EXECUTE FUNCTION agent_state._refuse_change();
-
-CREATE TRIGGER graph_threads_guard
-BEFORE UPDATE OR DELETE ON agent_state.graph_threads
-FOR EACH ROW EXECUTE FUNCTION agent_state._refuse_change('current_run_id');
-
-CREATE TRIGGER graph_checkpoints_guard
-BEFORE UPDATE OR DELETE ON agent_state.graph_checkpoints
-FOR EACH ROW EXECUTE FUNCTION agent_state._guard_graph_payload();
-
-CREATE TRIGGER graph_writes_guard
-BEFORE UPDATE OR DELETE ON agent_state.graph_writes
-FOR EACH ROW EXECUTE FUNCTION agent_state._guard_graph_payload();
-
--- Direct DML may delete only what a purge of its transaction lists.
-CREATE TRIGGER graph_checkpoints_purge_listed
-BEFORE DELETE ON agent_state.graph_checkpoints
-FOR EACH ROW WHEN (NOT agent_state._own_write())
-EXECUTE FUNCTION agent_state._guard_graph_purge_listed();
-
-CREATE TRIGGER graph_writes_purge_listed
-BEFORE DELETE ON agent_state.graph_writes
-FOR EACH ROW WHEN (NOT agent_state._own_write())
-EXECUTE FUNCTION agent_state._guard_graph_purge_listed();
-
 -- LangGraph store items (AgentStateStore): each (namespace, key) of an agent is a
 -- memory entry, so it has revisions, provenance and eligibility; its JSON value is
 -- kept per revision. A put of an existing live key amends the entry, a delete
@@ -209,12 +173,3 @@ CREATE TABLE agent_state.graph_item_values (
 
 COMMENT ON TABLE agent_state.graph_item_values IS
 'The JSON value of a LangGraph store item at each revision of its memory entry.';
-
-CREATE TRIGGER graph_items_guard
-BEFORE UPDATE OR DELETE ON agent_state.graph_items
-FOR EACH ROW EXECUTE FUNCTION agent_state._refuse_change('entry_id');
-
--- Values hold the item's text: redact erases them with the entry's text.
-CREATE TRIGGER graph_item_values_append_only
-BEFORE UPDATE OR DELETE ON agent_state.graph_item_values
-FOR EACH ROW EXECUTE FUNCTION agent_state._guard_derived_memory();

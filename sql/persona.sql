@@ -33,37 +33,11 @@ CREATE TABLE agent_state.persona_activations (
     REFERENCES agent_state.persona_revisions (runtime_agent_id, revision)
 );
 
--- Numbered per agent (_number_per_agent), not by a global sequence.
-CREATE TRIGGER persona_activations_number
-BEFORE INSERT ON agent_state.persona_activations
-FOR EACH ROW WHEN (NOT agent_state._restoring())
-EXECUTE FUNCTION agent_state._number_per_agent('activation_id');
-
 CREATE INDEX persona_activations_time_idx
 ON agent_state.persona_activations (runtime_agent_id, created_at DESC, activation_id DESC);
 
 COMMENT ON TABLE agent_state.persona_activations IS
 'Activation log: which persona revision became active, when and by whom.';
-
-CREATE TRIGGER persona_revisions_append_only
-BEFORE UPDATE OR DELETE ON agent_state.persona_revisions
-FOR EACH ROW EXECUTE FUNCTION agent_state._refuse_change('is_active');
-
-CREATE TRIGGER persona_activations_append_only
-BEFORE UPDATE OR DELETE ON agent_state.persona_activations
-FOR EACH ROW EXECUTE FUNCTION agent_state._refuse_change();
-
-CREATE CONSTRAINT TRIGGER persona_revisions_active_check
-AFTER INSERT OR UPDATE ON agent_state.persona_revisions
-DEFERRABLE INITIALLY DEFERRED
-FOR EACH ROW WHEN (NOT agent_state._restoring())
-EXECUTE FUNCTION agent_state._check_persona_active();
-
-CREATE CONSTRAINT TRIGGER persona_activations_active_check
-AFTER INSERT ON agent_state.persona_activations
-DEFERRABLE INITIALLY DEFERRED
-FOR EACH ROW WHEN (NOT agent_state._restoring())
-EXECUTE FUNCTION agent_state._check_persona_active();
 
 CREATE POLICY operator_writes_insert ON agent_state.persona_revisions AS RESTRICTIVE
 FOR INSERT TO agent_state_runtime WITH CHECK ((SELECT agent_state._caller_is_operator()));

@@ -46,12 +46,6 @@ CREATE TABLE agent_state.tool_versions (
 COMMENT ON TABLE agent_state.tool_versions IS
 'Append-only history of tool registrations (each version and config schema a tool had).';
 
-CREATE CONSTRAINT TRIGGER tools_current_check
-AFTER INSERT OR UPDATE ON agent_state.tools
-DEFERRABLE INITIALLY DEFERRED
-FOR EACH ROW WHEN (NOT agent_state._restoring())
-EXECUTE FUNCTION agent_state._check_tool_current();
-
 CREATE TABLE agent_state.tool_grants (
     runtime_agent_id uuid NOT NULL,
     tool_name text NOT NULL,
@@ -74,20 +68,6 @@ CREATE TABLE agent_state.tool_grants (
 
 COMMENT ON TABLE agent_state.tool_grants IS
 'Append-only tool grant revisions per agent and tool; the current grant is the highest revision.';
-
--- Registrations are replaced, never removed: only the contract columns of tools
--- may change. History rows and grants never change.
-CREATE TRIGGER tools_append_only
-BEFORE UPDATE OR DELETE ON agent_state.tools
-FOR EACH ROW EXECUTE FUNCTION agent_state._refuse_change('version', 'config_schema', 'revision');
-
-CREATE TRIGGER tool_versions_append_only
-BEFORE UPDATE OR DELETE ON agent_state.tool_versions
-FOR EACH ROW EXECUTE FUNCTION agent_state._refuse_change();
-
-CREATE TRIGGER tool_grants_append_only
-BEFORE UPDATE OR DELETE ON agent_state.tool_grants
-FOR EACH ROW EXECUTE FUNCTION agent_state._refuse_change();
 
 -- Tool grants are written only by operators: a runtime role granted table
 -- privileges directly still cannot give its agent a tool, or change or remove a

@@ -7,9 +7,9 @@ Usage (normally through make):
     python3 tests/run_suite.py --stages lint        # a group or a list: a,b,c
     python3 tests/run_suite.py --stages isolation --accept NAME [NAME ...]
 
-Stages, in order: build, install, sqlfluff, pgspot, pylint, plpgsql_check,
+Stages, in order: build, install, sqlfluff, pgspot, releases, pylint, plpgsql_check,
 catalog, pgtap, isolation, pytest, crash. Groups: lint =
-sqlfluff,pgspot,pylint,plpgsql_check,catalog. crash is tests/lifecycle/crash.py
+sqlfluff,pgspot,releases,pylint,plpgsql_check,catalog. crash is tests/lifecycle/crash.py
 (AGENT_STATE_CRASH_CYCLES, default 20) on a cluster of its own.
 
 Database: AGENT_STATE_TEST_DSN when set (a superuser on any database of that
@@ -63,6 +63,7 @@ STAGES = (
     "install",
     "sqlfluff",
     "pgspot",
+    "releases",
     "pylint",
     "plpgsql_check",
     "catalog",
@@ -72,9 +73,11 @@ STAGES = (
     "crash",
 )
 GROUPS = {
-    "lint": ("sqlfluff", "pgspot", "pylint", "plpgsql_check", "catalog"),
+    "lint": ("sqlfluff", "pgspot", "releases", "pylint", "plpgsql_check", "catalog"),
     "all": STAGES,
 }
+# Stages that do not depend on the server (left out of a --pg run).
+STATIC_STAGES = ("sqlfluff", "pgspot", "releases", "pylint")
 DB_STAGES = {"plpgsql_check", "catalog", "pgtap", "isolation", "pytest", "crash"}
 
 TEST_DB = "agent_state_test"
@@ -754,6 +757,7 @@ STAGE_FUNCS = {
     "install": stage_install,
     "sqlfluff": stage_make_target("lint-sqlfluff"),
     "pgspot": stage_make_target("lint-pgspot"),
+    "releases": stage_make_target("lint-releases"),
     "pylint": stage_make_target("lint-python"),
     "plpgsql_check": stage_plpgsql_check,
     "catalog": stage_catalog,
@@ -823,9 +827,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = ap.parse_args(argv)
     if args.stages is None:
         args.stages = (
-            "all"
-            if args.pg is None
-            else ",".join(st for st in STAGES if st not in ("sqlfluff", "pgspot", "pylint"))
+            "all" if args.pg is None else ",".join(st for st in STAGES if st not in STATIC_STAGES)
         )
     stages = parse_stages(args.stages)
     if args.pg is not None:

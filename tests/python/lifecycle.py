@@ -27,6 +27,7 @@ from conftest import ROOT, with_dbname
 
 LIFECYCLE = ROOT / "tests" / "lifecycle"
 RELEASES = ROOT / "sql" / "releases"
+UPDATES = ROOT / "sql" / "updates"
 BUNDLE = ROOT / "python" / "agent_state" / "sql" / "agent_state.sql"
 HOST_ROLE = "agent_state_lifecycle_host"
 
@@ -157,14 +158,21 @@ def ensure_host_role(admin_dsn: str) -> None:
         conn.execute(f"GRANT agent_state_runtime TO {HOST_ROLE}")
 
 
-def write_state(dsn: str, *, api: str | None = None) -> None:
-    """tests/lifecycle/realistic_state.sql (the 0.1.0 API), then, unless ``api`` names
-    an older release, what later releases add (state_<version>.sql): every table
-    gets rows."""
+def write_state(dsn: str, *, api: str | None = None, since: str | None = None) -> None:
+    """tests/lifecycle/realistic_state.sql (the 0.1.0 API), then what later releases
+    add (state_<version>.sql), up to the release ``api`` names (all of them when it
+    is None): every table of that release gets rows. With ``since``, only what the
+    releases after it add (for a database written at ``since`` and upgraded)."""
+
+    def key(version: str) -> tuple[int, ...]:
+        return tuple(int(p) for p in version.split("."))
+
     with psycopg.connect(dsn, autocommit=True) as conn:
-        conn.execute((LIFECYCLE / "realistic_state.sql").read_text())
-        if api is None:
-            for path in sorted(LIFECYCLE.glob("state_*.sql")):
+        if since is None:
+            conn.execute((LIFECYCLE / "realistic_state.sql").read_text())
+        for path in sorted(LIFECYCLE.glob("state_*.sql"), key=lambda p: key(p.stem[6:])):
+            version = key(path.stem[6:])
+            if (api is None or version <= key(api)) and (since is None or version > key(since)):
                 conn.execute(path.read_text())
 
 

@@ -1,20 +1,26 @@
 """Upgrades from every earlier release equal a fresh install (SPEC section 2).
 
-For each install script kept in sql/releases/ and both install modes: install that
-release, write a realistic state with its API, upgrade (ALTER EXTENSION ... UPDATE,
-or agent_state.install() for a plain install), then compare the catalog with a fresh
-install of this version object by object and every row with what was there before.
+For each chain of releases kept in sql/releases/ (0.1.0 -> 0.3.0, 0.1.0 -> 0.2.0 ->
+0.3.0, 0.2.0 -> 0.3.0, ...) and both install modes: install the first release and
+write a realistic state with its API; at each later stop of the chain, update to
+that release and write what its API adds; then update to this version
+(ALTER EXTENSION ... UPDATE, or agent_state.install() for a plain install), compare
+the catalog with a fresh install of this version object by object and every row
+with what was there before.
 """
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 import psycopg
+import psycopg.sql
 import pytest
 
 import agent_state
 import lifecycle as lc
+from agent_state import _install
 
 RELEASES = lc.released_versions()
 MODES = ("extension", "plain")
@@ -33,6 +39,33 @@ def installed_version(dsn: str) -> tuple[str | None, str]:
         row = conn.execute("SELECT agent_state.version()").fetchone()
     assert row is not None
     return (None if ext is None else str(ext[0])), str(row[0])
+
+
+def chains() -> list[tuple[str, ...]]:
+    """Every chain of stops from an earlier release: its first release, then any
+    subset of the later releases, in order."""
+    out: list[tuple[str, ...]] = []
+    for i, first in enumerate(RELEASES):
+        later = RELEASES[i + 1 :]
+        for n in range(len(later) + 1):
+            out.extend((first, *stops) for stops in itertools.combinations(later, n))
+    return out
+
+
+def update_to(dsn: str, mode: str, version: str) -> None:
+    """One stop of a chain: update to the released ``version`` by its frozen steps."""
+    if mode == "extension":
+        with psycopg.connect(dsn, autocommit=True) as conn:
+            conn.execute(
+                psycopg.sql.SQL("ALTER EXTENSION agent_state UPDATE TO {}").format(
+                    psycopg.sql.Literal(version)
+                )
+            )
+        return
+    installed = installed_version(dsn)[1]
+    with psycopg.connect(dsn, autocommit=True) as conn, conn.transaction():
+        for name in _install.upgrade_path(installed, version):
+            conn.execute(_install._plain((lc.UPDATES / name).read_text()))
 
 
 def upgrade(dsn: str, mode: str) -> str:
@@ -84,9 +117,15 @@ def skip_without_extension_files(dsn: str, mode: str, version: str) -> None:
         pytest.skip(f"agent_state {version} extension files are not installed on this server")
 
 
+def test_every_chain_is_tested() -> None:
+    assert len(RELEASES) >= 2, "0.1.0 and 0.2.0 are kept in sql/releases/"
+    assert ("0.1.0",) in chains() and ("0.1.0", "0.2.0") in chains() and ("0.2.0",) in chains()
+
+
 @pytest.mark.parametrize("mode", MODES)
-@pytest.mark.parametrize("release", RELEASES)
-def test_upgrade_equals_a_fresh_install(admin_dsn: str, mode: str, release: str) -> None:
+@pytest.mark.parametrize("chain", chains(), ids="->".join)
+def test_upgrade_equals_a_fresh_install(admin_dsn: str, mode: str, chain: tuple[str, ...]) -> None:
+    release = chain[0]
     skip_without_extension_files(admin_dsn, mode, release)
     lc.ensure_host_role(admin_dsn)
     with (
@@ -96,6 +135,10 @@ def test_upgrade_equals_a_fresh_install(admin_dsn: str, mode: str, release: str)
         lc.install(old, mode, release)
         assert installed_version(old)[1] == release
         lc.write_state(old, api=release)
+        for previous, stop in itertools.pairwise(chain):
+            update_to(old, mode, stop)
+            assert installed_version(old) == ((stop if mode == "extension" else None), stop)
+            lc.write_state(old, api=stop, since=previous)
         before = without_dropped(rows_with_role_names(old))
         assert upgrade(old, mode) == lc.control_version()
         lc.install(fresh, mode)
@@ -116,7 +159,8 @@ def test_upgrade_equals_a_fresh_install(admin_dsn: str, mode: str, release: str)
 def test_a_failed_upgrade_leaves_the_old_release_working(
     admin_dsn: str, mode: str, release: str
 ) -> None:
-    """An object in the way makes the upgrade fail part-way: nothing of it stays."""
+    """A refusal late in the script makes the upgrade fail part-way: nothing of it
+    stays."""
     skip_without_extension_files(admin_dsn, mode, release)
     lc.ensure_host_role(admin_dsn)
     with (
@@ -128,18 +172,24 @@ def test_a_failed_upgrade_leaves_the_old_release_working(
         lc.write_state(old, api=release)
         before = lc.table_rows(old)
         with psycopg.connect(old, autocommit=True) as conn:
-            # A trigger of the name the upgrade creates late in its script.
+            # Refuses the grants of the privileges pass, the last statements of
+            # every upgrade script: all that came before them must go too.
             conn.execute(
-                "CREATE TRIGGER memory_entries_insert_check AFTER INSERT"
-                " ON agent_state.memory_entries FOR EACH ROW"
-                " EXECUTE FUNCTION agent_state._check_memory_entry()"
+                "CREATE FUNCTION public.refuse_grants() RETURNS event_trigger"
+                " LANGUAGE plpgsql AS $$ BEGIN"
+                " RAISE EXCEPTION 'grants refused while testing'; END $$"
             )
-        with pytest.raises((psycopg.Error, agent_state.Error), match="already exists"):
+            conn.execute(
+                "CREATE EVENT TRIGGER refuse_grants ON ddl_command_end"
+                " WHEN TAG IN ('GRANT') EXECUTE FUNCTION public.refuse_grants()"
+            )
+        with pytest.raises((psycopg.Error, agent_state.Error), match="grants refused"):
             upgrade(old, mode)
         ext, version = installed_version(old)
         assert version == release
         assert ext == (release if mode == "extension" else None)
         with psycopg.connect(old, autocommit=True) as conn:
-            conn.execute("DROP TRIGGER memory_entries_insert_check ON agent_state.memory_entries")
+            conn.execute("DROP EVENT TRIGGER refuse_grants")
+            conn.execute("DROP FUNCTION public.refuse_grants()")
         assert lc.catalog_diff(lc.catalog(old), lc.catalog(ref)) == []
         assert lc.table_rows(old) == before
