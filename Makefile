@@ -51,22 +51,24 @@ BUILD_PYTHON ?= python3
 
 # Sources in load order (the layout of pg_partman):
 #   sql/schema.sql              the schema and the group roles
+#   sql/schema_trust.sql        refuses a schema that others may add to
 #   functions/<domain>/*.sql    replaceable code, one function per file; bodies are
 #                               not checked at creation (check_function_bodies is
 #                               off in the script), so they may load before the
 #                               tables they read and the triggers can name them
 #   sql/<domain>.sql            stateful objects: each table with its indexes,
 #                               constraints, policies and triggers, in FK order
-#   sql/triggers.sql, sql/security.sql, sql/privileges.sql
+#   sql/triggers.sql, sql/security.sql, sql/privileges.sql, sql/guard.sql
 #                               idempotent whole-schema passes, last: every
 #                               trigger, then row-level security and the
-#                               generated triggers, then grants
+#                               generated triggers, then grants, then the
+#                               event trigger that keeps the schema trusted
 # $(sort) is a byte-wise sort, the same on every machine.
 DOMAINS     := agents actors conversations persona memory embeddings tools execution graph
-SQL_SRC     := sql/schema.sql
+SQL_SRC     := sql/schema.sql sql/schema_trust.sql
 FUNC_SRC    := $(sort $(wildcard functions/*/*.sql))
 DOMAIN_SRC  := $(foreach d,$(DOMAINS),sql/$(d).sql)
-PASS_SRC    := sql/triggers.sql sql/security.sql sql/privileges.sql
+PASS_SRC    := sql/triggers.sql sql/security.sql sql/privileges.sql sql/guard.sql
 ALL_SRC     := $(SQL_SRC) $(FUNC_SRC) $(DOMAIN_SRC) $(PASS_SRC)
 # Upgrade scripts (agent_state--A--B.sql) and install scripts of past releases.
 # A step into a released version is frozen text, copied as it is (RELEASING.md);

@@ -47,6 +47,9 @@ DEV_TEMPLATE = """\
 SET LOCAL search_path = pg_catalog, pg_temp;
 SET LOCAL check_function_bodies = off;
 
+-- Nothing is replaced in a schema that others may add to.
+-- include: sql/schema_trust.sql
+
 -- Schema changes of {new} (new tables, columns, constraints, indexes), written
 -- here by hand, before the code. A function whose signature or result type
 -- changed, or that {new} removes, is dropped here too: CREATE OR REPLACE cannot
@@ -56,10 +59,11 @@ SET LOCAL check_function_bodies = off;
 -- include: functions/*/*.sql
 
 -- The whole-schema passes: every trigger, row-level security and the generated
--- triggers, config_dump registration, grants.
+-- triggers, config_dump registration, grants, the schema's event trigger.
 -- include: sql/triggers.sql
 -- include: sql/security.sql
 -- include: sql/privileges.sql
+-- include: sql/guard.sql
 """
 
 Version = tuple[int, ...]

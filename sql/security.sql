@@ -90,7 +90,7 @@ BEGIN
             EXECUTE pg_catalog.format(
                 'CREATE TRIGGER %I BEFORE INSERT ON %s FOR EACH ROW '
                 || 'WHEN (NOT agent_state._restoring() '
-                || 'AND NOT pg_catalog.pg_has_role(current_user, ''agent_state_operator'', ''MEMBER'')) '
+                || 'AND NOT pg_catalog.pg_has_role(current_user, ''agent_state_operator'', ''USAGE'')) '
                 || 'EXECUTE FUNCTION agent_state._guard_scope()',
                 t.name || '_0_scope_guard', t.tbl);
         END IF;

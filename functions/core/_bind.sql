@@ -18,7 +18,7 @@ BEGIN
     -- The caller once; the operator test is _caller_is_operator() inlined (this
     -- runs first in every call).
     caller := agent_state._caller();
-    IF pg_catalog.pg_has_role(caller, 'agent_state_operator', 'MEMBER') THEN
+    IF pg_catalog.pg_has_role(caller, 'agent_state_operator', 'USAGE') THEN
         IF NOT EXISTS (SELECT FROM agent_state.agents AS a WHERE a.runtime_agent_id = agent) THEN
             RAISE EXCEPTION USING
                 ERRCODE = 'P0002', MESSAGE = pg_catalog.format('agent: unknown agent %s', agent);

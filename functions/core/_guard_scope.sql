@@ -15,7 +15,7 @@ LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
-    IF pg_catalog.pg_has_role(current_user, 'agent_state_operator', 'MEMBER') THEN
+    IF pg_catalog.pg_has_role(current_user, 'agent_state_operator', 'USAGE') THEN
         RETURN NEW;
     END IF;
     -- The same test as the agent_scope policy, through the helpers it uses (the

@@ -1,4 +1,5 @@
--- Does role act through this hosting row? A row names its role twice: by OID
+-- Does role act through this hosting row (a membership that lends its rights,
+-- USAGE, as for operators: see _caller_is_operator)? A row names its role twice: by OID
 -- (regrole, which pg_dump writes and a restore reads back by name, failing when
 -- the role does not exist) and by the name it had when granted. PostgreSQL does
 -- not stop DROP ROLE at a regrole column, and a later role may get the same OID:
@@ -12,6 +13,6 @@ RETURNS boolean
 LANGUAGE sql
 STABLE
 AS $$
-    SELECT pg_catalog.pg_has_role(role, host, 'MEMBER')
+    SELECT pg_catalog.pg_has_role(role, host, 'USAGE')
         AND pg_catalog.pg_get_userbyid(host) OPERATOR(pg_catalog.=) host_name
 $$;

@@ -7,8 +7,16 @@
 -- What changes:
 -- * Every trigger comes from one idempotent pass (sql/triggers.sql): the
 --   triggers are dropped and created again from their one definition.
+-- * The schema must be one only its owner can add to (sql/schema_trust.sql), and
+--   an event trigger keeps it so (sql/guard.sql, where the role may create one).
+-- * Rights come only from memberships that lend them (USAGE, not MEMBER); a
+--   session whose SET ROLE membership was revoked is refused; EXECUTE granted on
+--   a function to any other role is taken back.
 SET LOCAL search_path = pg_catalog, pg_temp;
 SET LOCAL check_function_bodies = off;
+
+-- Nothing is replaced in a schema that others may add to.
+-- include: sql/schema_trust.sql
 
 -- Schema changes of 0.3.0 (new tables, columns, constraints, indexes), written
 -- here by hand, before the code. A function whose signature or result type
@@ -19,7 +27,8 @@ SET LOCAL check_function_bodies = off;
 -- include: functions/*/*.sql
 
 -- The whole-schema passes: every trigger, row-level security and the generated
--- triggers, config_dump registration, grants.
+-- triggers, config_dump registration, grants, the schema's event trigger.
 -- include: sql/triggers.sql
 -- include: sql/security.sql
 -- include: sql/privileges.sql
+-- include: sql/guard.sql

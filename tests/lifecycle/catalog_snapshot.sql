@@ -16,6 +16,13 @@ SELECT 'schema' AS kind, 'agent_state' AS object,
                             pg_catalog.obj_description(n.oid, 'pg_namespace')) AS definition
 FROM pg_catalog.pg_namespace AS n WHERE n.oid = (SELECT oid FROM ns)
 UNION ALL
+SELECT 'event trigger', e.evtname,
+       pg_catalog.concat_ws(' | ', e.evtevent, e.evtenabled::text, e.evttags::text,
+                            e.evtfoid::regprocedure::text)
+FROM pg_catalog.pg_event_trigger AS e
+JOIN pg_catalog.pg_proc AS p ON p.oid = e.evtfoid
+WHERE p.pronamespace = (SELECT oid FROM ns)
+UNION ALL
 SELECT 'role', r.rolname,
        pg_catalog.concat_ws(' | ', r.rolcanlogin::text, r.rolinherit::text,
                             pg_catalog.shobj_description(r.oid, 'pg_authid'))
