@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 import psycopg
 from psycopg import Connection, sql
 
-from .errors import Error, from_psycopg
+from .errors import Error, PermissionDenied, from_psycopg
 
 if TYPE_CHECKING:
     from importlib.abc import Traversable
@@ -141,6 +141,7 @@ def install(conn: Connection[Any] | str) -> str:
                 return str(row[0])
             text = bundle_text()
             target = bundled_version(text)
+            _refuse_untrusted_schema(conn)
             installed = _plain_version(conn)
             # The scripts SET LOCAL search_path; put the caller's back afterwards in case
             # this is a savepoint inside the caller's transaction.
@@ -187,6 +188,39 @@ def _run_script(conn: Connection[Any], text: str, name: str) -> None:
             where = f"{name} line {line_no}: {line[:100]}"
         err.args = (f"{err.message} (in {where})",)
         raise err from e
+
+
+def _refuse_untrusted_schema(conn: Connection[Any]) -> None:
+    """Read the catalog before executing anything in schema ``agent_state``: a schema
+    another role owns, or a ``version()`` another role made, would run that role's code
+    as the installing role (42501, as the install script's own check)."""
+    row = conn.execute(
+        """
+        SELECT n.nspowner::regrole::text,
+               n.nspowner OPERATOR(pg_catalog.=) (SELECT r.oid FROM pg_catalog.pg_roles AS r
+                                                 WHERE r.rolname = current_user),
+               (SELECT p.proowner::regrole::text FROM pg_catalog.pg_proc AS p
+                WHERE p.pronamespace = n.oid AND p.proname = 'version' AND p.pronargs = 0
+                  AND p.proowner OPERATOR(pg_catalog.<>) n.nspowner)
+        FROM pg_catalog.pg_namespace AS n WHERE n.nspname = 'agent_state'
+        """
+    ).fetchone()
+    if row is None:
+        return
+    owner, owned, foreign_version = row
+    if not owned:
+        raise PermissionDenied(
+            f"schema agent_state exists and is owned by {owner}, not by the installing role: "
+            "its owner could replace what the installed functions call (install as the "
+            "schema's owner, or drop or rename the schema first)",
+            sqlstate="42501",
+        )
+    if foreign_version is not None:
+        raise PermissionDenied(
+            f"schema agent_state holds a version() owned by {foreign_version}, not by the "
+            "schema's owner: it was not made by an install (drop it first)",
+            sqlstate="42501",
+        )
 
 
 def _plain_version(conn: Connection[Any]) -> str | None:
