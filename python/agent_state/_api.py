@@ -449,7 +449,8 @@ class StoreAPI:
         created_at, updated_at, score) (for the LangGraph store): live items under the prefix (with
         item_key, the one item of that key in exactly the namespace namespace_prefix; get is this),
         value containing filter, matching any word of query (score: its rank), newest first
-        otherwise. With a conversation, only items eligible for its context. Reads only.
+        otherwise; created_at is when the item (its entry) was created, updated_at its last
+        revision. With a conversation, only items eligible for its context. Reads only.
         """
         return self._call(
             F.graph_item_search,
@@ -1679,7 +1680,8 @@ class AsyncStoreAPI:
         created_at, updated_at, score) (for the LangGraph store): live items under the prefix (with
         item_key, the one item of that key in exactly the namespace namespace_prefix; get is this),
         value containing filter, matching any word of query (score: its rank), newest first
-        otherwise. With a conversation, only items eligible for its context. Reads only.
+        otherwise; created_at is when the item (its entry) was created, updated_at its last
+        revision. With a conversation, only items eligible for its context. Reads only.
         """
         return await self._call(
             F.graph_item_search,
