@@ -113,11 +113,12 @@ class StoreAPI:
         embedding: Sequence[float],
     ) -> None:
         """attach_embedding(agent, entry, revision, model, embedding real[]) (runtime or operator):
-        derived data for the semantic axis, one per revision and model (again, once the first is
-        committed: 23505, whatever its dimension). Every embedding of one model in one agent has the
-        same dimension, fixed by the first (22023). embedding: 1 to 16,000 finite components, a
-        Euclidean norm from 1e-15 to 1e15; model: 1 to 200 characters (22023). A redacted entry:
-        55000. Needs the pgvector extension (vector) in the database: 0A000 without it.
+        derived data for the semantic axis, one per revision and model (again: 23505, whatever its
+        dimension; a concurrent second waits for the first to commit). Every embedding of one model
+        in one agent has the same dimension, fixed by the first (22023). embedding: 1 to 16,000
+        finite components, a Euclidean norm from 1e-15 to 1e15; model: 1 to 200 characters (22023).
+        A redacted entry: 55000. Needs the pgvector extension (vector) in the database: 0A000
+        without it.
         """
         return self._call(
             F.attach_embedding,
@@ -1344,11 +1345,12 @@ class AsyncStoreAPI:
         embedding: Sequence[float],
     ) -> None:
         """attach_embedding(agent, entry, revision, model, embedding real[]) (runtime or operator):
-        derived data for the semantic axis, one per revision and model (again, once the first is
-        committed: 23505, whatever its dimension). Every embedding of one model in one agent has the
-        same dimension, fixed by the first (22023). embedding: 1 to 16,000 finite components, a
-        Euclidean norm from 1e-15 to 1e15; model: 1 to 200 characters (22023). A redacted entry:
-        55000. Needs the pgvector extension (vector) in the database: 0A000 without it.
+        derived data for the semantic axis, one per revision and model (again: 23505, whatever its
+        dimension; a concurrent second waits for the first to commit). Every embedding of one model
+        in one agent has the same dimension, fixed by the first (22023). embedding: 1 to 16,000
+        finite components, a Euclidean norm from 1e-15 to 1e15; model: 1 to 200 characters (22023).
+        A redacted entry: 55000. Needs the pgvector extension (vector) in the database: 0A000
+        without it.
         """
         return await self._call(
             F.attach_embedding,
