@@ -48,8 +48,17 @@ BEGIN
     -- before the first ANALYZE, they scanned every entry of the agent for each
     -- item). Eligibility is tested on each item's entry (rules 2 and 3, as recall
     -- applies them).
+    -- The item's timestamps are those of its entry's revisions: created_at of the
+    -- first (a put after a delete makes a new entry, so a new item), updated_at of
+    -- the current (revised_at). A new item has created_at = updated_at. (Not
+    -- graph_items.created_at: that row is written after the entry, and it outlives
+    -- a delete, keeping the deleted item's time.)
     RETURN QUERY
-    SELECT i.namespace, i.key, e.value, i.created_at, e.revised_at,
+    SELECT i.namespace, i.key, e.value,
+           (SELECT r.created_at FROM agent_state.memory_revisions AS r
+            WHERE r.runtime_agent_id = i.runtime_agent_id AND r.entry_id = e.entry_id
+              AND r.revision = 1),
+           e.revised_at,
            CASE WHEN q IS NULL THEN NULL ELSE pg_catalog.ts_rank(e.tsv, q)::double precision END
     FROM agent_state.graph_items AS i
     CROSS JOIN LATERAL (
@@ -89,5 +98,6 @@ COMMENT ON FUNCTION agent_state.graph_item_search(uuid, text [], text, jsonb, in
 'skip => 0, conversation => null, item_key => null) -> (namespace, key, value, created_at, '
 'updated_at, score) (for the LangGraph store): live items under the prefix (with item_key, '
 'the one item of that key in exactly the namespace namespace_prefix; get is this), '
-'value containing filter, matching any word of query (score: its rank), newest first otherwise. '
+'value containing filter, matching any word of query (score: its rank), newest first otherwise; '
+'created_at is when the item (its entry) was created, updated_at its last revision. '
 'With a conversation, only items eligible for its context. Reads only.';

@@ -113,11 +113,12 @@ class StoreAPI:
         embedding: Sequence[float],
     ) -> None:
         """attach_embedding(agent, entry, revision, model, embedding real[]) (runtime or operator):
-        derived data for the semantic axis, one per revision and model (again, once the first is
-        committed: 23505, whatever its dimension). Every embedding of one model in one agent has the
-        same dimension, fixed by the first (22023). embedding: 1 to 16,000 finite components, a
-        Euclidean norm from 1e-15 to 1e15; model: 1 to 200 characters (22023). A redacted entry:
-        55000. Needs the pgvector extension (vector) in the database: 0A000 without it.
+        derived data for the semantic axis, one per revision and model (again: 23505, whatever its
+        dimension; a concurrent second waits for the first to commit). Every embedding of one model
+        in one agent has the same dimension, fixed by the first (22023). embedding: 1 to 16,000
+        finite components, a Euclidean norm from 1e-15 to 1e15; model: 1 to 200 characters (22023).
+        A redacted entry: 55000. Needs the pgvector extension (vector) in the database: 0A000
+        without it.
         """
         return self._call(
             F.attach_embedding,
@@ -449,7 +450,8 @@ class StoreAPI:
         created_at, updated_at, score) (for the LangGraph store): live items under the prefix (with
         item_key, the one item of that key in exactly the namespace namespace_prefix; get is this),
         value containing filter, matching any word of query (score: its rank), newest first
-        otherwise. With a conversation, only items eligible for its context. Reads only.
+        otherwise; created_at is when the item (its entry) was created, updated_at its last
+        revision. With a conversation, only items eligible for its context. Reads only.
         """
         return self._call(
             F.graph_item_search,
@@ -1343,11 +1345,12 @@ class AsyncStoreAPI:
         embedding: Sequence[float],
     ) -> None:
         """attach_embedding(agent, entry, revision, model, embedding real[]) (runtime or operator):
-        derived data for the semantic axis, one per revision and model (again, once the first is
-        committed: 23505, whatever its dimension). Every embedding of one model in one agent has the
-        same dimension, fixed by the first (22023). embedding: 1 to 16,000 finite components, a
-        Euclidean norm from 1e-15 to 1e15; model: 1 to 200 characters (22023). A redacted entry:
-        55000. Needs the pgvector extension (vector) in the database: 0A000 without it.
+        derived data for the semantic axis, one per revision and model (again: 23505, whatever its
+        dimension; a concurrent second waits for the first to commit). Every embedding of one model
+        in one agent has the same dimension, fixed by the first (22023). embedding: 1 to 16,000
+        finite components, a Euclidean norm from 1e-15 to 1e15; model: 1 to 200 characters (22023).
+        A redacted entry: 55000. Needs the pgvector extension (vector) in the database: 0A000
+        without it.
         """
         return await self._call(
             F.attach_embedding,
@@ -1679,7 +1682,8 @@ class AsyncStoreAPI:
         created_at, updated_at, score) (for the LangGraph store): live items under the prefix (with
         item_key, the one item of that key in exactly the namespace namespace_prefix; get is this),
         value containing filter, matching any word of query (score: its rank), newest first
-        otherwise. With a conversation, only items eligible for its context. Reads only.
+        otherwise; created_at is when the item (its entry) was created, updated_at its last
+        revision. With a conversation, only items eligible for its context. Reads only.
         """
         return await self._call(
             F.graph_item_search,

@@ -4,7 +4,7 @@
 -- (never XX000) and that refused calls write nothing.
 BEGIN;
 SET client_min_messages = warning;
-SELECT plan(102);
+SELECT plan(122);
 
 CREATE ROLE t070_op IN ROLE agent_state_operator;
 CREATE TEMP TABLE ids (k text PRIMARY KEY, v uuid NOT NULL);
@@ -212,6 +212,49 @@ SELECT is((SELECT body FROM agent_state.active_persona(pg_temp.id('q'))), NULL, 
 SELECT agent_state.revise_persona(pg_temp.id('q'), E'Du bist \'Q\' "ü" \\n 😀\n') \g /dev/null
 SELECT is((SELECT body FROM agent_state.active_persona(pg_temp.id('q'))), E'Du bist \'Q\' "ü" \\n 😀\n',
           'a persona body with quotes, backslashes, newlines and emoji round-trips');
+RESET ROLE;
+
+-- ---------------------------------------------------------------- JSON depth
+-- The README's limit of 200 levels: arrays and objects inside one another, whatever
+-- holds the innermost one (an empty array or object is a level too). 200 pass, 201
+-- are refused with 22023; _json_fits, the copy inlined for fast paths, agrees.
+CREATE TEMP TABLE deep AS
+SELECT s.shape, n.levels,
+       (CASE s.shape
+            WHEN 'empty arrays' THEN pg_catalog.repeat('[', n.levels) || pg_catalog.repeat(']', n.levels)
+            WHEN 'arrays around a number' THEN pg_catalog.repeat('[', n.levels) || '1' || pg_catalog.repeat(']', n.levels)
+            WHEN 'objects, the innermost empty' THEN
+                pg_catalog.repeat('{"k": ', n.levels - 1) || '{}' || pg_catalog.repeat('}', n.levels - 1)
+            ELSE pg_catalog.repeat('{"k": ', n.levels) || '"v"' || pg_catalog.repeat('}', n.levels)
+        END)::jsonb AS val
+FROM (VALUES ('empty arrays'), ('arrays around a number'), ('objects, the innermost empty'),
+             ('objects around a string')) AS s (shape)
+CROSS JOIN (VALUES (200), (201)) AS n (levels);
+SELECT lives_ok(pg_catalog.format('SELECT agent_state._json_within(%L::jsonb, %L)', d.val, 'frontier'),
+                'JSON depth: ' || d.shape || ', 200 levels: accepted')
+FROM pg_temp.deep AS d WHERE d.levels = 200 ORDER BY d.shape;
+SELECT throws_ok(pg_catalog.format('SELECT agent_state._json_within(%L::jsonb, %L)', d.val, 'frontier'),
+                 '22023', 'frontier: nested deeper than 200 levels',
+                 'JSON depth: ' || d.shape || ', 201 levels: 22023')
+FROM pg_temp.deep AS d WHERE d.levels = 201 ORDER BY d.shape;
+SELECT is(agent_state._json_fits(d.val), d.levels = 200,
+          'JSON depth: _json_fits agrees for ' || d.shape || ', ' || d.levels || ' levels')
+FROM pg_temp.deep AS d ORDER BY d.shape, d.levels;
+SELECT throws_ok($$SELECT agent_state._json_within(
+                       (pg_catalog.repeat('[', 33) || pg_catalog.repeat(']', 33))::jsonb, 'config', 1000000, 32)$$,
+                 '22023', 'config: nested deeper than 32 levels',
+                 'JSON depth: 33 empty arrays against a limit of 32: 22023');
+SELECT lives_ok($$SELECT agent_state._json_within(
+                      (pg_catalog.repeat('[', 32) || pg_catalog.repeat(']', 32))::jsonb, 'config', 1000000, 32)$$,
+                'JSON depth: 32 empty arrays against a limit of 32: accepted');
+SET ROLE t070_op;
+SELECT throws_ok($$SELECT agent_state.create_agent('t070-deep',
+                       settings => ('{"custom": ' || pg_catalog.repeat('[', 200) || pg_catalog.repeat(']', 200) || '}')::jsonb)$$,
+                 '22023', 'settings: nested deeper than 200 levels',
+                 'create_agent: settings of 201 levels (an object around 200 empty arrays): 22023');
+SELECT lives_ok($$SELECT agent_state.create_agent('t070-deep-200',
+                      settings => ('{"custom": ' || pg_catalog.repeat('[', 199) || pg_catalog.repeat(']', 199) || '}')::jsonb)$$,
+                'create_agent: settings of 200 levels are accepted');
 RESET ROLE;
 
 -- ---------------------------------------------------------------- fuzz: only documented SQLSTATEs

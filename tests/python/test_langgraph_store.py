@@ -148,6 +148,52 @@ def test_get_reads_exactly_its_namespace(ops_store: AgentStateStore) -> None:
     assert [(tuple(r.namespace), r.key) for r in rows] == [(("users",), "k")]
 
 
+def _stamps(store: Any, ns: tuple[str, ...], key: str) -> tuple[Any, Any]:
+    """(created_at, updated_at) of an item, as get returns them and as search does."""
+    item = store.get(ns, key)
+    assert item is not None
+    (found,) = [i for i in store.search(ns, limit=1000) if i.key == key]
+    assert (found.created_at, found.updated_at) == (item.created_at, item.updated_at)
+    return item.created_at, item.updated_at
+
+
+@pytest.mark.parametrize("which", ["in-memory", "agent_state"])
+def test_a_new_item_is_not_updated_before_it_is_created(
+    ops_store: AgentStateStore, which: str
+) -> None:
+    store: Any = InMemoryStore() if which == "in-memory" else ops_store
+    store.put(("users",), "ann", {"text": "likes tea"})
+    created, updated = _stamps(store, ("users",), "ann")
+    assert created <= updated
+
+
+@pytest.mark.parametrize("which", ["in-memory", "agent_state"])
+def test_an_update_advances_updated_at(ops_store: AgentStateStore, which: str) -> None:
+    store: Any = InMemoryStore() if which == "in-memory" else ops_store
+    store.put(("users",), "ann", {"text": "likes tea"})
+    created, updated = _stamps(store, ("users",), "ann")
+    store.put(("users",), "ann", {"text": "likes green tea"})
+    created2, updated2 = _stamps(store, ("users",), "ann")
+    assert created <= updated < updated2 and created2 <= updated2
+    if which == "agent_state":
+        # The item was created once: its created_at stays (Item's "timestamp of item
+        # creation", as PostgresStore keeps it; InMemoryStore replaces the whole
+        # item on every put and stamps it anew).
+        assert created2 == created
+
+
+@pytest.mark.parametrize("which", ["in-memory", "agent_state"])
+def test_a_put_after_a_delete_is_a_new_item(ops_store: AgentStateStore, which: str) -> None:
+    store: Any = InMemoryStore() if which == "in-memory" else ops_store
+    store.put(("users",), "ann", {"text": "likes tea"})
+    created, updated = _stamps(store, ("users",), "ann")
+    store.delete(("users",), "ann")
+    store.put(("users",), "ann", {"text": "likes coffee"})
+    created2, updated2 = _stamps(store, ("users",), "ann")
+    # Not the deleted item's created_at: this item was created after that one.
+    assert created < created2 and updated < created2 <= updated2
+
+
 def _only_item_entry(dsn: str, store: AgentStateStore) -> Any:
     """The memory entry of the store's one item (read as the superuser)."""
     with psycopg.connect(dsn) as conn:

@@ -100,6 +100,14 @@ def nested(depth: int) -> Any:
     return value
 
 
+def empty_arrays(levels: int) -> Any:
+    """levels arrays inside one another, the innermost empty: nested levels levels."""
+    value: Any = []
+    for _ in range(levels - 1):
+        value = [value]
+    return value
+
+
 @pytest.mark.parametrize(
     ("call", "arg", "limit"),
     [
@@ -134,15 +142,18 @@ def test_json_limits(dsn: str, setup: dict[str, Any], call: str, arg: str, limit
     with psycopg.connect(dsn, autocommit=True) as conn:
         for value, expected in (
             (wrap(nested(202 - extra)), f"{arg}: nested deeper than 200 levels"),
+            # 201 levels with nothing inside the innermost array are 201 levels too.
+            (wrap(empty_arrays(201 - extra)), f"{arg}: nested deeper than 200 levels"),
             (wrap("x" * limit), f"{arg}: larger than {limit:,} bytes"),
         ):
             with pytest.raises(psycopg.errors.InvalidParameterValue, match=expected):
                 conn.execute(query, [*params, psycopg.types.json.Jsonb(value)])
         # 200 levels pass this check (whatever the call then says about the value).
-        try:
-            conn.execute(query, [*params, psycopg.types.json.Jsonb(wrap(nested(201 - extra)))])
-        except psycopg.Error as e:
-            assert "nested deeper" not in str(e)
+        for value in (wrap(nested(201 - extra)), wrap(empty_arrays(200 - extra))):
+            try:
+                conn.execute(query, [*params, psycopg.types.json.Jsonb(value)])
+            except psycopg.Error as e:
+                assert "nested deeper" not in str(e)
 
 
 def test_recall_refuses_an_infinite_as_of(dsn: str, setup: dict[str, Any]) -> None:
