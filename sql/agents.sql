@@ -3,18 +3,41 @@
 CREATE TABLE agent_state.agents (
     runtime_agent_id uuid NOT NULL DEFAULT gen_random_uuid(),
     handle text NOT NULL,
-    display_name text,
-    settings jsonb NOT NULL DEFAULT '{}'::jsonb,
     created_at timestamptz NOT NULL DEFAULT clock_timestamp(),
     created_by name NOT NULL DEFAULT current_user,
     CONSTRAINT agents_pkey PRIMARY KEY (runtime_agent_id),
     CONSTRAINT agents_handle_key UNIQUE (handle),
-    CONSTRAINT agents_handle_check CHECK (btrim(handle) <> '' AND length(handle) <= 200),
-    CONSTRAINT agents_settings_check CHECK (jsonb_typeof(settings) = 'object')
+    CONSTRAINT agents_handle_check CHECK (btrim(handle) <> '' AND length(handle) <= 200)
 );
 
 COMMENT ON TABLE agent_state.agents IS
-'RuntimeAgents (perspectives). settings: subject_boost, recency_half_life.';
+'RuntimeAgents (perspectives): the handle; the rest of the profile is versioned in '
+'profile_revisions.';
+
+-- The profile (display name and settings), versioned like the persona: nothing
+-- about an agent is updated in place. The newest revision is current; create_agent
+-- writes revision 1. Only valid settings are stored (_settings_problem), so
+-- ranking reads them without checking.
+CREATE TABLE agent_state.profile_revisions (
+    runtime_agent_id uuid NOT NULL,
+    revision integer NOT NULL,
+    display_name text,
+    settings jsonb NOT NULL,
+    created_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+    created_by name NOT NULL DEFAULT current_user,
+    CONSTRAINT profile_revisions_pkey PRIMARY KEY (runtime_agent_id, revision),
+    CONSTRAINT profile_revisions_agent_fkey FOREIGN KEY (runtime_agent_id)
+    REFERENCES agent_state.agents (runtime_agent_id),
+    CONSTRAINT profile_revisions_revision_check CHECK (revision >= 1),
+    CONSTRAINT profile_revisions_display_name_check CHECK (
+        display_name IS NULL OR (btrim(display_name) <> '' AND length(display_name) <= 1000)
+    ),
+    CONSTRAINT profile_revisions_settings_check CHECK (agent_state._settings_problem(settings) IS NULL)
+);
+
+COMMENT ON TABLE agent_state.profile_revisions IS
+'Append-only profile revisions (display_name, settings: subject_boost, recency_half_life); '
+'the newest is current.';
 
 -- Hosting: which runtime roles may act for which agent. A role acts for an agent
 -- while it, or a role it is a member of, holds a row here. host is a regrole so
@@ -51,6 +74,9 @@ FOR UPDATE TO agent_state_runtime USING ((SELECT agent_state._caller_is_operator
 
 CREATE POLICY operator_writes_delete ON agent_state.agents AS RESTRICTIVE
 FOR DELETE TO agent_state_runtime USING ((SELECT agent_state._caller_is_operator()));
+
+CREATE POLICY operator_writes_insert ON agent_state.profile_revisions AS RESTRICTIVE
+FOR INSERT TO agent_state_runtime WITH CHECK ((SELECT agent_state._caller_is_operator()));
 
 CREATE POLICY operator_writes_insert ON agent_state.agent_hosts AS RESTRICTIVE
 FOR INSERT TO agent_state_runtime WITH CHECK ((SELECT agent_state._caller_is_operator()));

@@ -12,7 +12,7 @@ DECLARE
     f record;
     grantee text;
     operator_only constant text [] := ARRAY[
-        'create_agent', 'grant_hosting', 'revoke_hosting',
+        'create_agent', 'grant_hosting', 'revoke_hosting', 'revise_profile',
         'revise_persona', 'activate_persona',
         'note', 'share', 'unshare', 'redact',
         'register_tool', 'grant_tool', 'import_markdown', 'verify', 'index_embeddings'

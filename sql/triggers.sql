@@ -25,6 +25,12 @@ BEGIN
 END
 $drop_triggers$;
 
+-- ------------------------------------------------------------ agents
+
+CREATE TRIGGER profile_revisions_append_only
+BEFORE UPDATE OR DELETE ON agent_state.profile_revisions
+FOR EACH ROW EXECUTE FUNCTION agent_state._refuse_change();
+
 -- ------------------------------------------------------------ actors
 
 CREATE TRIGGER actors_append_only

@@ -1,51 +1,20 @@
--- Agents and hosting (operators only).
+-- Agents, their profile and hosting (operators only).
 
--- Checks the documented agent settings; unknown keys are kept for runtimes.
+-- Raises what _settings_problem finds (22023), or 22004 for null settings.
 CREATE FUNCTION agent_state._check_settings(settings jsonb)
 RETURNS void
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-    boost double precision;
-    half_life interval;
+    problem text;
 BEGIN
     IF settings IS NULL THEN
         RAISE EXCEPTION USING ERRCODE = '22004', MESSAGE = 'settings: must not be null';
     END IF;
-    IF pg_catalog.jsonb_typeof(settings) <> 'object' THEN
-        RAISE EXCEPTION USING ERRCODE = '22023', MESSAGE = 'settings: must be a JSON object';
-    END IF;
-    -- Recall multiplies by 1 + subject_boost in double precision: the value must
-    -- convert (1e400 and 1e-400 do not) and stay in the documented range.
-    IF settings ? 'subject_boost' THEN
-        IF pg_catalog.jsonb_typeof(settings -> 'subject_boost') = 'number' THEN
-            BEGIN
-                boost := (settings ->> 'subject_boost')::double precision;
-            EXCEPTION WHEN numeric_value_out_of_range THEN
-                boost := NULL;
-            END;
-        END IF;
-        IF boost IS NULL OR NOT boost BETWEEN 0 AND 1000000 THEN
-            RAISE EXCEPTION USING
-                ERRCODE = '22023',
-                MESSAGE = 'settings.subject_boost: must be a number from 0 to 1000000';
-        END IF;
-    END IF;
-    IF settings ? 'recency_half_life' THEN
-        IF pg_catalog.jsonb_typeof(settings -> 'recency_half_life') = 'string' THEN
-            BEGIN
-                half_life := (settings ->> 'recency_half_life')::interval;
-            EXCEPTION WHEN data_exception THEN
-                half_life := NULL;
-            END;
-        END IF;
-        IF half_life IS NULL OR half_life <= interval '0'
-            OR NOT pg_catalog.date_part('epoch', half_life) > 0 THEN
-            RAISE EXCEPTION USING
-                ERRCODE = '22023',
-                MESSAGE = 'settings.recency_half_life: must be a positive interval such as ''30 days''';
-        END IF;
+    problem := agent_state._settings_problem(settings);
+    IF problem IS NOT NULL THEN
+        RAISE EXCEPTION USING ERRCODE = '22023', MESSAGE = problem;
     END IF;
 END
 $$;

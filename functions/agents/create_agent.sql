@@ -24,8 +24,8 @@ BEGIN
         PERFORM agent_state._need_text(display_name, 'display_name', 1000);
     END IF;
     PERFORM agent_state._check_settings(settings);
-    INSERT INTO agent_state.agents AS a (handle, display_name, settings)
-    VALUES (handle, display_name, settings)
+    INSERT INTO agent_state.agents AS a (handle)
+    VALUES (handle)
     ON CONFLICT ON CONSTRAINT agents_handle_key DO NOTHING
     RETURNING a.runtime_agent_id INTO new_id;
     IF new_id IS NULL THEN
@@ -33,6 +33,9 @@ BEGIN
             ERRCODE = '23505',
             MESSAGE = pg_catalog.format('handle: an agent with handle %L already exists', handle);
     END IF;
+    -- The profile is versioned (profile_revisions): this is revision 1.
+    INSERT INTO agent_state.profile_revisions (runtime_agent_id, revision, display_name, settings)
+    VALUES (new_id, 1, display_name, settings);
     RETURN new_id;
 END
 $$;
@@ -41,4 +44,5 @@ COMMENT ON FUNCTION agent_state.create_agent(text, text, jsonb) IS
 'create_agent(handle, display_name => null, settings => ''{}'') -> uuid (operator). '
 'handle (1-200 characters) is unique (23505); display_name, when given, 1-1000 characters. '
 'settings: subject_boost (number from 0 to 1000000, default 1.0), recency_half_life '
-'(positive interval text, default ''30 days''); bad settings raise 22023.';
+'(positive interval text, default ''30 days''); bad settings raise 22023. Writes profile '
+'revision 1 (revise_profile, profile_history).';

@@ -15,9 +15,10 @@ DECLARE
 BEGIN
     PERFORM agent_state._bind(agent);
 
-    SELECT agent_state._md_line(coalesce(a.display_name, a.handle)), agent_state._md_line(a.handle)
+    SELECT agent_state._md_line(coalesce(p.display_name, a.handle)), agent_state._md_line(a.handle)
     INTO title, handle
     FROM agent_state.agents AS a
+    LEFT JOIN LATERAL agent_state._profile_at(agent, NULL) AS p ON true
     WHERE a.runtime_agent_id = agent;
 
     -- The persona is quoted, so its text can never read as a section of the export.

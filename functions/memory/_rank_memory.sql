@@ -50,33 +50,16 @@ DECLARE
     old_ef text;
     found_ids uuid [] := '{}';
 BEGIN
-    SELECT a.settings INTO settings FROM agent_state.agents AS a WHERE a.runtime_agent_id = agent;
+    -- The profile current at the moment ranked for; profile_revisions holds only
+    -- valid settings (_settings_problem), so they are read, not checked.
+    SELECT p.settings INTO settings FROM agent_state._profile_at(agent, as_of) AS p;
     IF settings ? 'subject_boost' THEN
-        IF pg_catalog.jsonb_typeof(settings -> 'subject_boost') <> 'number'
-            OR (settings ->> 'subject_boost')::numeric NOT BETWEEN 0 AND 1000000 THEN
-            RAISE EXCEPTION USING
-                ERRCODE = '22023',
-                MESSAGE = 'settings: subject_boost must be a number from 0 to 1000000';
-        END IF;
         boost := (settings ->> 'subject_boost')::double precision;
     END IF;
     IF settings ? 'recency_half_life' THEN
-        BEGIN
-            half_life := (settings ->> 'recency_half_life')::interval;
-        EXCEPTION WHEN data_exception OR syntax_error_or_access_rule_violation THEN
-            half_life := NULL;
-        END;
-        IF half_life IS NULL OR half_life <= interval '0' THEN
-            RAISE EXCEPTION USING
-                ERRCODE = '22023',
-                MESSAGE = 'settings: recency_half_life must be a positive interval';
-        END IF;
+        half_life := (settings ->> 'recency_half_life')::interval;
     END IF;
     half_life_s := pg_catalog.date_part('epoch', half_life);
-    IF NOT half_life_s > 0 THEN
-        RAISE EXCEPTION USING
-            ERRCODE = '22023', MESSAGE = 'settings: recency_half_life must be a positive interval';
-    END IF;
 
     -- The semantic axis: the lexical matches and the eligible revisions nearest to
     -- the query embedding (at least 50, or 5 x max_results), fused by reciprocal

@@ -9,6 +9,8 @@
 --   triggers are dropped and created again from their one definition.
 -- * The schema must be one only its owner can add to (sql/schema_trust.sql), and
 --   an event trigger keeps it so (sql/guard.sql, where the role may create one).
+-- * The profile (display name, settings) is versioned: profile_revisions, with
+--   each agent's current row as its revision 1; agents keeps only the handle.
 -- * Rights come only from memberships that lend them (USAGE, not MEMBER); a
 --   session whose SET ROLE membership was revoked is refused; EXECUTE granted on
 --   a function to any other role is taken back.
@@ -22,6 +24,41 @@ SET LOCAL check_function_bodies = off;
 -- here by hand, before the code. A function whose signature or result type
 -- changed, or that 0.3.0 removes, is dropped here too: CREATE OR REPLACE cannot
 -- change those.
+
+-- The profile's revisions (sql/agents.sql). The CHECK's function comes from its
+-- file first; the rows of 0.2.0 passed the same rule at create_agent.
+-- include: functions/agents/_settings_problem.sql
+CREATE TABLE agent_state.profile_revisions (
+    runtime_agent_id uuid NOT NULL,
+    revision integer NOT NULL,
+    display_name text,
+    settings jsonb NOT NULL,
+    created_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+    created_by name NOT NULL DEFAULT current_user,
+    CONSTRAINT profile_revisions_pkey PRIMARY KEY (runtime_agent_id, revision),
+    CONSTRAINT profile_revisions_agent_fkey FOREIGN KEY (runtime_agent_id)
+    REFERENCES agent_state.agents (runtime_agent_id),
+    CONSTRAINT profile_revisions_revision_check CHECK (revision >= 1),
+    CONSTRAINT profile_revisions_display_name_check CHECK (
+        display_name IS NULL OR (btrim(display_name) <> '' AND length(display_name) <= 1000)
+    ),
+    CONSTRAINT profile_revisions_settings_check CHECK (agent_state._settings_problem(settings) IS NULL)
+);
+COMMENT ON TABLE agent_state.profile_revisions IS
+'Append-only profile revisions (display_name, settings: subject_boost, recency_half_life); '
+'the newest is current.';
+CREATE POLICY operator_writes_insert ON agent_state.profile_revisions AS RESTRICTIVE
+FOR INSERT TO agent_state_runtime WITH CHECK ((SELECT agent_state._caller_is_operator()));
+-- Each agent's profile as 0.2.0 held it becomes its revision 1, stamped as the
+-- agent was.
+INSERT INTO agent_state.profile_revisions
+    (runtime_agent_id, revision, display_name, settings, created_at, created_by)
+SELECT a.runtime_agent_id, 1, a.display_name, a.settings, a.created_at, a.created_by
+FROM agent_state.agents AS a;
+ALTER TABLE agent_state.agents DROP COLUMN display_name, DROP COLUMN settings;
+COMMENT ON TABLE agent_state.agents IS
+'RuntimeAgents (perspectives): the handle; the rest of the profile is versioned in '
+'profile_revisions.';
 
 -- Replaceable code: every function, from its one source.
 -- include: functions/*/*.sql

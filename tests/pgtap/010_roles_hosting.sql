@@ -30,9 +30,11 @@ SELECT is((SELECT pg_catalog.count(*) FROM agent_state.agents AS a WHERE a.handl
           3::bigint, 'an operator creates agents');
 SELECT is((SELECT a.created_by::text FROM agent_state.agents AS a WHERE a.handle = 't010-a'),
           't010_op', 'agents.created_by is the operator role');
-SELECT is((SELECT a.display_name FROM agent_state.agents AS a WHERE a.handle = 't010-a'),
-          'Agent A', 'display_name is stored');
-SELECT is((SELECT a.settings FROM agent_state.agents AS a WHERE a.handle = 't010-b'),
+SELECT is((SELECT p.display_name FROM agent_state.profile_revisions AS p
+           WHERE p.runtime_agent_id = pg_temp.id('a') AND p.revision = 1),
+          'Agent A', 'display_name is stored, as profile revision 1');
+SELECT is((SELECT p.settings FROM agent_state.profile_revisions AS p
+           WHERE p.runtime_agent_id = pg_temp.id('b') AND p.revision = 1),
           '{}'::jsonb, 'settings default to an empty object');
 SET ROLE t010_op;
 SELECT throws_ok($$SELECT agent_state.create_agent('t010-a')$$, '23505',

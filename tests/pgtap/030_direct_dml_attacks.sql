@@ -4,7 +4,7 @@
 -- columns honest.
 BEGIN;
 SET client_min_messages = warning;
-SELECT plan(85);
+SELECT plan(86);
 
 CREATE ROLE t030_op IN ROLE agent_state_operator;
 CREATE ROLE t030_ra LOGIN IN ROLE agent_state_runtime;
@@ -48,6 +48,9 @@ $$;
 CREATE FUNCTION pg_temp.foundation_rows() RETURNS text LANGUAGE sql STABLE AS $$
     SELECT pg_catalog.concat_ws(',',
         (SELECT pg_catalog.count(*) FROM agent_state.agents),
+        (SELECT pg_catalog.count(*) FROM agent_state.profile_revisions),
+        (SELECT pg_catalog.string_agg(p.settings::text, ',' ORDER BY p.runtime_agent_id, p.revision)
+         FROM agent_state.profile_revisions AS p),
         (SELECT pg_catalog.count(*) FROM agent_state.agent_hosts),
         (SELECT pg_catalog.count(*) FROM agent_state.actors),
         (SELECT pg_catalog.count(*) FROM agent_state.actor_identities),
@@ -185,8 +188,11 @@ SELECT throws_ok($$INSERT INTO agent_state.persona_activations (runtime_agent_id
                  '42501', NULL, 'a runtime cannot log persona activations');
 SELECT is(pg_temp.affected($$UPDATE agent_state.persona_revisions SET is_active = NOT is_active$$),
           0::bigint, 'a runtime cannot flip persona activation flags (no row qualifies)');
-SELECT is(pg_temp.affected($$UPDATE agent_state.agents SET settings = '{"subject_boost": 99}'$$),
-          0::bigint, 'a runtime cannot change agent settings');
+SELECT throws_ok($$UPDATE agent_state.profile_revisions SET settings = '{"subject_boost": 99}'$$,
+                 '42501', NULL, 'a runtime cannot change agent settings in place');
+SELECT throws_ok($$INSERT INTO agent_state.profile_revisions (runtime_agent_id, revision, settings)
+                   VALUES (pg_temp.id('a'), 99, '{"subject_boost": 99}')$$,
+                 '42501', NULL, 'nor write a profile revision for its own agent');
 SELECT is(pg_temp.affected($$DELETE FROM agent_state.agent_hosts$$),
           0::bigint, 'a runtime cannot delete hosting rows');
 SELECT is(pg_temp.affected($$UPDATE agent_state.agent_hosts SET host = 't030_ra'::regrole$$),

@@ -197,7 +197,9 @@ SELECT lives_ok($$SELECT agent_state.record_message(pg_temp.id('a'), pg_temp.id(
 SELECT lives_ok($$SELECT agent_state.revise_persona(pg_temp.id('a'), pg_catalog.repeat('p', 100000))$$,
                 'a persona of exactly 100000 characters is accepted');
 RESET ROLE;
-SELECT is((SELECT a.settings FROM agent_state.agents AS a WHERE a.handle = pg_catalog.repeat('h', 200)),
+SELECT is((SELECT p.settings FROM agent_state.agents AS a
+           JOIN agent_state.profile_revisions AS p USING (runtime_agent_id)
+           WHERE a.handle = pg_catalog.repeat('h', 200)),
           '{"subject_boost": 0, "recency_half_life": "1 second", "custom": [1, 2]}'::jsonb,
           'settings are stored as given, unknown keys kept');
 
@@ -205,7 +207,9 @@ SELECT is((SELECT a.settings FROM agent_state.agents AS a WHERE a.handle = pg_ca
 SET ROLE t070_op;
 INSERT INTO pg_temp.ids VALUES ('q', agent_state.create_agent(E'h\'"\\ ü😀', E'Display \'"\\ ü'));
 RESET ROLE;
-SELECT is((SELECT a.handle || '|' || a.display_name FROM agent_state.agents AS a WHERE a.runtime_agent_id = pg_temp.id('q')),
+SELECT is((SELECT a.handle || '|' || p.display_name FROM agent_state.agents AS a
+           JOIN agent_state.profile_revisions AS p USING (runtime_agent_id)
+           WHERE a.runtime_agent_id = pg_temp.id('q')),
           E'h\'"\\ ü😀|Display \'"\\ ü', 'handle and display_name with quotes and Unicode round-trip');
 SET ROLE t070_op;
 SELECT is((SELECT body FROM agent_state.active_persona(pg_temp.id('q'))), NULL, 'no persona yet for the new agent');

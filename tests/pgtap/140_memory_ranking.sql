@@ -143,17 +143,18 @@ SELECT ok(pg_temp.close(
                   / 2592000)),
           'default settings: boost 1.0 (x2) and a 30-day half-life');
 
--- Bad settings are refused, not silently used.
-UPDATE agent_state.agents SET settings = '{"subject_boost": "lots"}' WHERE runtime_agent_id = pg_temp.id('d');
-SELECT throws_ok($$SELECT * FROM agent_state.recall(pg_temp.id('d'), 'chess')$$, '22023', NULL,
-                 'a non-numeric subject_boost setting: 22023');
-UPDATE agent_state.agents SET settings = '{"recency_half_life": "soon"}' WHERE runtime_agent_id = pg_temp.id('d');
-SELECT throws_ok($$SELECT * FROM agent_state.recall(pg_temp.id('d'), 'chess')$$, '22023', NULL,
-                 'an unreadable recency_half_life setting: 22023');
-UPDATE agent_state.agents SET settings = '{"recency_half_life": "-1 day"}' WHERE runtime_agent_id = pg_temp.id('d');
-SELECT throws_ok($$SELECT * FROM agent_state.recall(pg_temp.id('d'), 'chess')$$, '22023', NULL,
-                 'a negative recency_half_life setting: 22023');
-UPDATE agent_state.agents SET settings = '{"recency_half_life": "1 microsecond"}' WHERE runtime_agent_id = pg_temp.id('d');
+-- Bad settings are never stored, so ranking never meets them: even the owner's
+-- direct insert is refused by the table's CHECK (the rule of _settings_problem).
+SELECT throws_ok($$INSERT INTO agent_state.profile_revisions (runtime_agent_id, revision, settings)
+                   VALUES (pg_temp.id('d'), 50, '{"subject_boost": "lots"}')$$, '23514', NULL,
+                 'a non-numeric subject_boost setting cannot be stored');
+SELECT throws_ok($$INSERT INTO agent_state.profile_revisions (runtime_agent_id, revision, settings)
+                   VALUES (pg_temp.id('d'), 50, '{"recency_half_life": "soon"}')$$, '23514', NULL,
+                 'an unreadable recency_half_life setting cannot be stored');
+SELECT throws_ok($$INSERT INTO agent_state.profile_revisions (runtime_agent_id, revision, settings)
+                   VALUES (pg_temp.id('d'), 50, '{"recency_half_life": "-1 day"}')$$, '23514', NULL,
+                 'a negative recency_half_life setting cannot be stored');
+SELECT agent_state.revise_profile(pg_temp.id('d'), settings => '{"recency_half_life": "1 microsecond"}') \g /dev/null
 SELECT is((SELECT count(*) FROM agent_state.recall(pg_temp.id('d'), 'chess', NULL, NULL, 10, now() + interval '100 years')),
           1::bigint, 'a decay far beyond float8 range still answers (no underflow error)');
 
