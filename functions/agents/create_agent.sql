@@ -31,7 +31,8 @@ BEGIN
     IF new_id IS NULL THEN
         RAISE EXCEPTION USING
             ERRCODE = '23505',
-            MESSAGE = pg_catalog.format('handle: an agent with handle %L already exists', handle);
+            MESSAGE = pg_catalog.format('handle: an agent with handle %s already exists',
+                                        agent_state._quote_prefix(handle));
     END IF;
     RETURN new_id;
 END
