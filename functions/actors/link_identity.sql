@@ -42,8 +42,8 @@ BEGIN
         RAISE EXCEPTION USING
             ERRCODE = '23505',
             MESSAGE = pg_catalog.format(
-                'external_id: %s identity %L is already linked to another actor (%s)',
-                connector, external_id, linked);
+                'external_id: %s identity %s is already linked to another actor (%s)',
+                agent_state._quote_prefix(connector), agent_state._quote_prefix(external_id), linked);
     END IF;
 END
 $$;

@@ -53,8 +53,9 @@ BEGIN
     IF NOT FOUND THEN
         RAISE EXCEPTION USING
             ERRCODE = '40001',
-            MESSAGE = pg_catalog.format('external_id: %s identity %L was claimed concurrently',
-                                        connector, external_id),
+            MESSAGE = pg_catalog.format('external_id: %s identity %s was claimed concurrently',
+                                        agent_state._quote_prefix(connector),
+                                        agent_state._quote_prefix(external_id)),
             HINT = 'Retry the transaction.';
     END IF;
     RETURN found_id;

@@ -31,7 +31,8 @@ BEGIN
     IF new_id IS NULL THEN
         RAISE EXCEPTION USING
             ERRCODE = '23505',
-            MESSAGE = pg_catalog.format('handle: an agent with handle %L already exists', handle);
+            MESSAGE = pg_catalog.format('handle: an agent with handle %s already exists',
+                                        agent_state._quote_prefix(handle));
     END IF;
     -- The profile is versioned (profile_revisions): this is revision 1.
     INSERT INTO agent_state.profile_revisions (runtime_agent_id, revision, display_name, settings)

@@ -11,7 +11,7 @@ BEGIN
     IF NOT val = ANY (allowed) THEN
         RAISE EXCEPTION USING
             ERRCODE = '22023',
-            MESSAGE = pg_catalog.format('%s: %L is not one of %s', arg, val,
+            MESSAGE = pg_catalog.format('%s: %s is not one of %s', arg, agent_state._quote_prefix(val),
                                         pg_catalog.array_to_string(allowed, ', '));
     END IF;
 END

@@ -20,8 +20,8 @@ BEGIN
         RAISE EXCEPTION USING
             ERRCODE = '22023',
             MESSAGE = pg_catalog.format(
-                'budget.%s: unknown budget key; known keys are tokens, cost_usd, tool_calls, wall_time_seconds',
-                unknown);
+                '%s: unknown budget key; known keys are tokens, cost_usd, tool_calls, wall_time_seconds',
+                agent_state._json_path('budget', unknown));
     END IF;
     tokens := agent_state._json_amount(budget, 'budget', 'tokens', true, true, 1e15);
     cost_usd := agent_state._json_amount(budget, 'budget', 'cost_usd', true, false, 1e12);

@@ -25,6 +25,6 @@ BEGIN
         MESSAGE = pg_catalog.format('%s.%s: must be a %s%s of at most %s, not %s', arg, key,
                                     CASE WHEN strict THEN 'positive ' ELSE 'non-negative ' END,
                                     CASE WHEN whole THEN 'integer' ELSE 'number' END,
-                                    max_value, obj -> key);
+                                    max_value, agent_state._json_excerpt(obj -> key));
 END
 $$;

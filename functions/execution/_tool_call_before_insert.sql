@@ -19,8 +19,8 @@ BEGIN
     ) THEN
         RAISE EXCEPTION USING
             ERRCODE = '42501',
-            MESSAGE = pg_catalog.format('tool: grant revision %s of %L is not the current enabled grant',
-                                        NEW.grant_revision, NEW.tool_name);
+            MESSAGE = pg_catalog.format('tool: grant revision %s of %s is not the current enabled grant',
+                                        NEW.grant_revision, agent_state._quote_prefix(NEW.tool_name));
     END IF;
     UPDATE agent_state.runs AS r
     SET spent_tool_calls = r.spent_tool_calls + 1

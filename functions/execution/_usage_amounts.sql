@@ -22,7 +22,8 @@ BEGIN
     IF FOUND THEN
         RAISE EXCEPTION USING
             ERRCODE = '22023',
-            MESSAGE = pg_catalog.format('usage.%s: unknown usage key; known keys are tokens, cost_usd', unknown);
+            MESSAGE = pg_catalog.format('%s: unknown usage key; known keys are tokens, cost_usd',
+                                        agent_state._json_path('usage', unknown));
     END IF;
     tokens := coalesce(agent_state._json_amount(usage, 'usage', 'tokens', false, true, 1e15), 0);
     cost_usd := coalesce(agent_state._json_amount(usage, 'usage', 'cost_usd', false, false, 1e12), 0);

@@ -12,8 +12,8 @@ DECLARE
     latest record;
 BEGIN
     PERFORM agent_state._bind(agent);
-    PERFORM agent_state._need_text(source_thread_id, 'source_thread_id', 1000);
-    PERFORM agent_state._need_text(target_thread_id, 'target_thread_id', 1000);
+    PERFORM agent_state._need_text_bytes(source_thread_id, 'source_thread_id', 1000);
+    PERFORM agent_state._need_text_bytes(target_thread_id, 'target_thread_id', 1000);
     IF NOT EXISTS (
         SELECT FROM agent_state.graph_checkpoints AS c
         WHERE c.runtime_agent_id = agent AND c.thread_id = source_thread_id

@@ -14,7 +14,7 @@ DECLARE
     ids text [];
 BEGIN
     PERFORM agent_state._bind(agent);
-    PERFORM agent_state._need_text(thread_id, 'thread_id', 1000);
+    PERFORM agent_state._need_text_bytes(thread_id, 'thread_id', 1000);
     PERFORM agent_state._need_text(reason, 'reason', 10000);
     -- Every checkpoint of the thread, and any whose writes arrived without it.
     SELECT pg_catalog.array_agg(u.ns), pg_catalog.array_agg(u.id) INTO nss, ids

@@ -11,7 +11,7 @@ DECLARE
 BEGIN
     PERFORM agent_state._bind(agent);
     PERFORM agent_state._need_graph_namespace(namespace);
-    PERFORM agent_state._need_text(key, 'key', 1000);
+    PERFORM agent_state._need_text_bytes(key, 'key', 1000);
     SELECT i.entry_id INTO cur_entry
     FROM agent_state.graph_items AS i
     JOIN agent_state.memory_entries AS e

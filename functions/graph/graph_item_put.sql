@@ -28,7 +28,7 @@ BEGIN
     PERFORM agent_state._bind(agent);
     PERFORM agent_state._json_within(value, 'value');
     PERFORM agent_state._need_graph_namespace(namespace);
-    PERFORM agent_state._need_text(key, 'key', 1000);
+    PERFORM agent_state._need_text_bytes(key, 'key', 1000);
     PERFORM agent_state._need_json(value, 'value', ARRAY['object']);
     SELECT i.entry_id, e.current_revision, e.live INTO cur_entry, cur_rev, is_live
     FROM agent_state.graph_items AS i

@@ -29,6 +29,12 @@ DECLARE
 BEGIN
     PERFORM agent_state._bind(agent);
     PERFORM agent_state._json_within(filter, 'filter', 1000000);
+    -- A prefix or key beyond the limits of a stored item matches none: refused
+    -- before it is read (22023).
+    PERFORM agent_state._need_graph_labels(namespace_prefix, 'namespace_prefix');
+    IF pg_catalog.octet_length(item_key) > 1000 THEN
+        RAISE EXCEPTION USING ERRCODE = '22023', MESSAGE = 'item_key: longer than 1000 bytes';
+    END IF;
     IF namespace_prefix IS NULL THEN
         namespace_prefix := '{}';
     END IF;

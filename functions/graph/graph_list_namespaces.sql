@@ -14,6 +14,10 @@ SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
     PERFORM agent_state._bind(agent);
+    -- A prefix or suffix beyond the limits of a stored namespace matches none:
+    -- refused before it is read (22023).
+    PERFORM agent_state._need_graph_labels(prefix, 'prefix');
+    PERFORM agent_state._need_graph_labels(suffix, 'suffix');
     IF max_results < 0 OR skip < 0 OR max_depth < 1 THEN
         RAISE EXCEPTION USING
             ERRCODE = '22023', MESSAGE = 'max_results: max_results and skip >= 0, max_depth >= 1';

@@ -26,16 +26,23 @@ DECLARE
 BEGIN
     PERFORM agent_state._bind(agent);
     PERFORM agent_state._json_within(metadata, 'metadata');
-    PERFORM agent_state._need_text(thread_id, 'thread_id', 1000);
+    PERFORM agent_state._need_text_bytes(thread_id, 'thread_id', 1000);
     PERFORM agent_state._need(checkpoint_ns, 'checkpoint_ns');
-    IF pg_catalog.length(checkpoint_ns) > 1000 THEN
-        RAISE EXCEPTION USING ERRCODE = '22023', MESSAGE = 'checkpoint_ns: longer than 1000 characters';
+    IF pg_catalog.octet_length(checkpoint_ns) > 1000 THEN
+        RAISE EXCEPTION USING ERRCODE = '22023', MESSAGE = 'checkpoint_ns: longer than 1000 bytes';
     END IF;
-    PERFORM agent_state._need_text(checkpoint_id, 'checkpoint_id', 200);
+    PERFORM agent_state._need_text_bytes(checkpoint_id, 'checkpoint_id', 200);
+    -- Optional (a thread's first checkpoint has none), else a checkpoint id.
+    IF pg_catalog.octet_length(parent_checkpoint_id) > 200 THEN
+        RAISE EXCEPTION USING ERRCODE = '22023', MESSAGE = 'parent_checkpoint_id: longer than 200 bytes';
+    END IF;
     PERFORM agent_state._need_text(payload_type, 'payload_type', 200);
     PERFORM agent_state._need(payload, 'payload');
     PERFORM agent_state._need_json(metadata, 'metadata', ARRAY['object']);
     graph_run := metadata ->> 'run_id';
+    IF pg_catalog.octet_length(graph_run) > 200 THEN
+        RAISE EXCEPTION USING ERRCODE = '22023', MESSAGE = 'metadata.run_id: longer than 200 bytes';
+    END IF;
 
     SELECT t.conversation, t.run INTO conv, cur FROM agent_state._graph_thread(agent, thread_id) AS t;
 

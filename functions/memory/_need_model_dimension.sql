@@ -17,8 +17,8 @@ BEGIN
     IF fixed <> dimensions THEN
         RAISE EXCEPTION USING
             ERRCODE = '22023',
-            MESSAGE = pg_catalog.format('%s: model %L has %s dimensions in this agent, not %s',
-                                        arg, model, fixed, dimensions);
+            MESSAGE = pg_catalog.format('%s: model %s has %s dimensions in this agent, not %s',
+                                        arg, agent_state._quote_prefix(model), fixed, dimensions);
     END IF;
 END
 $$;

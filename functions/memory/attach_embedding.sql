@@ -85,7 +85,7 @@ BEGIN
         RAISE EXCEPTION USING
             ERRCODE = '23505',
             MESSAGE = pg_catalog.format('revision: revision %s of entry %s already has an embedding '
-                                        'of model %L', revision, entry, model);
+                                        'of model %s', revision, entry, agent_state._quote_prefix(model));
     END IF;
 END
 $$;

@@ -97,8 +97,9 @@ BEGIN
         IF FOUND THEN
             RAISE EXCEPTION USING
                 ERRCODE = '22023',
-                MESSAGE = pg_catalog.format('memories[%s].%s: unknown key; known keys are body, '
-                                            'source_message, subject, visibility', i, unknown);
+                MESSAGE = pg_catalog.format('%s: unknown key; known keys are body, '
+                                            'source_message, subject, visibility',
+                                            agent_state._json_path(pg_catalog.format('memories[%s]', i), unknown));
         END IF;
         SELECT k INTO unknown FROM pg_catalog.unnest(ARRAY['source_message', 'subject']) AS k
         WHERE item ? k AND pg_catalog.jsonb_typeof(item -> k) <> 'null'

@@ -51,7 +51,7 @@ BEGIN
                 RAISE EXCEPTION USING
                     ERRCODE = '22023',
                     MESSAGE = pg_catalog.format('%s.type: unsupported type %s (supported: %s)', path,
-                        (SELECT pg_catalog.to_jsonb(t)::text FROM pg_catalog.unnest(types) AS t
+                        (SELECT agent_state._json_excerpt(pg_catalog.to_jsonb(t)) FROM pg_catalog.unnest(types) AS t
                          WHERE NOT t = ANY (allowed_types) LIMIT 1),
                         pg_catalog.array_to_string(allowed_types, ', '));
             END IF;
@@ -128,7 +128,7 @@ BEGIN
                 ERRCODE = '22023',
                 MESSAGE = pg_catalog.format(
                     '%s.required: %s is not in properties and additionalProperties is false',
-                    path, elem::text);
+                    path, agent_state._json_excerpt(elem));
         END IF;
     END IF;
 END

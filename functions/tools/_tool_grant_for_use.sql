@@ -25,14 +25,15 @@ BEGIN
     IF NOT FOUND THEN
         RAISE EXCEPTION USING
             ERRCODE = '42501',
-            MESSAGE = pg_catalog.format('tool: %L is not granted to agent %s', tool, agent),
+            MESSAGE = pg_catalog.format('tool: %s is not granted to agent %s',
+                                        agent_state._quote_prefix(tool), agent),
             HINT = 'An operator grants tools with agent_state.grant_tool.';
     END IF;
     IF NOT is_enabled THEN
         RAISE EXCEPTION USING
             ERRCODE = '42501',
-            MESSAGE = pg_catalog.format('tool: %L is disabled for agent %s (grant revision %s)',
-                                        tool, agent, rev),
+            MESSAGE = pg_catalog.format('tool: %s is disabled for agent %s (grant revision %s)',
+                                        agent_state._quote_prefix(tool), agent, rev),
             HINT = 'An operator grants tools with agent_state.grant_tool.';
     END IF;
     RETURN rev;

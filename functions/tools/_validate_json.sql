@@ -52,7 +52,9 @@ BEGIN
             IF num < bound THEN
                 RAISE EXCEPTION USING
                     ERRCODE = '22023',
-                    MESSAGE = pg_catalog.format('%s: %s is less than minimum %s', path, num, bound);
+                    MESSAGE = pg_catalog.format('%s: %s is less than minimum %s', path,
+                                                agent_state._json_excerpt(val),
+                                                agent_state._json_excerpt(schema -> 'minimum'));
             END IF;
         END IF;
         IF schema ? 'maximum' THEN
@@ -60,7 +62,9 @@ BEGIN
             IF num > bound THEN
                 RAISE EXCEPTION USING
                     ERRCODE = '22023',
-                    MESSAGE = pg_catalog.format('%s: %s is greater than maximum %s', path, num, bound);
+                    MESSAGE = pg_catalog.format('%s: %s is greater than maximum %s', path,
+                                                agent_state._json_excerpt(val),
+                                                agent_state._json_excerpt(schema -> 'maximum'));
             END IF;
         END IF;
     ELSIF jtype = 'object' THEN

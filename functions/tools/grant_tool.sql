@@ -31,7 +31,7 @@ BEGIN
     IF NOT FOUND THEN
         RAISE EXCEPTION USING
             ERRCODE = 'P0002',
-            MESSAGE = pg_catalog.format('tool: unknown tool %L', tool),
+            MESSAGE = pg_catalog.format('tool: unknown tool %s', agent_state._quote_prefix(tool)),
             HINT = 'An operator registers tools with agent_state.register_tool.';
     END IF;
     -- A disabled grant needs no configuration: the empty object is accepted

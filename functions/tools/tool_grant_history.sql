@@ -14,7 +14,8 @@ BEGIN
     IF NOT EXISTS (SELECT FROM agent_state.tools AS t WHERE t.tool_name = tool_grant_history.tool) THEN
         RAISE EXCEPTION USING
             ERRCODE = 'P0002',
-            MESSAGE = pg_catalog.format('tool: unknown tool %L', tool_grant_history.tool);
+            MESSAGE = pg_catalog.format('tool: unknown tool %s',
+                                        agent_state._quote_prefix(tool_grant_history.tool));
     END IF;
     RETURN QUERY
     SELECT g.revision, g.enabled, g.config, g.created_at, g.created_by::text

@@ -134,6 +134,52 @@ def test_not_json_values_are_refused_naming_the_key(ops_store: AgentStateStore) 
         ops_store.put(("ns",), "k2", deep)
 
 
+def test_the_largest_namespace_and_key_fit_and_one_byte_more_is_refused(
+    ops_store: AgentStateStore,
+) -> None:
+    """The limits are bytes, chosen so that every item fits the store's primary key:
+    within them nothing surfaces an index error (54000), even for text that does not
+    compress; one byte beyond is InvalidArgument naming the argument."""
+    rnd = random.Random(8)
+
+    def text(n: int, alphabet: str = "abcdefghijklmnopqrstuvwxyz") -> str:
+        return "".join(rnd.choice(alphabet) for _ in range(n))
+
+    cjk = "".join(chr(c) for c in range(0x4E00, 0x4E00 + 2000))  # 3 bytes each
+    largest = [
+        (tuple(text(9) for _ in range(100)), text(1000)),  # most label overhead
+        ((*(text(200) for _ in range(4)), text(100)), text(1000)),
+        ((*(text(66, cjk) for _ in range(4)), text(36, cjk)), text(333, cjk)),
+    ]
+    for namespace, key in largest:
+        ops_store.put(namespace, key, {"v": len(namespace)})
+        item = ops_store.get(namespace, key)
+        assert item is not None and item.value == {"v": len(namespace)}
+    with pytest.raises(agent_state.InvalidArgument, match="namespace"):
+        ops_store.put((*(text(200) for _ in range(4)), text(101)), "k", {"v": 1})
+    with pytest.raises(agent_state.InvalidArgument, match="namespace"):
+        ops_store.put((text(67, cjk),), "k", {"v": 1})
+    with pytest.raises(agent_state.InvalidArgument, match="key"):
+        ops_store.put(("n",), text(334, cjk), {"v": 1})
+    # What the character limits of 0.2.0 allowed and the index refused (54000).
+    with pytest.raises(agent_state.InvalidArgument, match="namespace"):
+        ops_store.put(tuple(text(200) for _ in range(100)), "k", {"v": 1})
+
+
+def test_huge_namespaces_are_refused_from_their_size(ops_store: AgentStateStore) -> None:
+    huge = ("a" * 10_000_000,)
+    with pytest.raises(agent_state.InvalidArgument, match="namespace"):
+        ops_store.put(huge, "k", {"v": 1})
+    with pytest.raises(agent_state.InvalidArgument, match="namespace"):
+        ops_store.delete(huge, "k")
+    with pytest.raises(agent_state.InvalidArgument, match="prefix"):
+        ops_store.list_namespaces(prefix=huge)
+    with pytest.raises(agent_state.InvalidArgument, match="suffix"):
+        ops_store.list_namespaces(suffix=huge)
+    with pytest.raises(agent_state.InvalidArgument, match="prefix"):
+        ops_store.search(huge)
+
+
 def test_get_reads_exactly_its_namespace(ops_store: AgentStateStore) -> None:
     # Newer items of the same key in namespaces under it must not hide it (the
     # SQL read once took the newest items under the prefix, then filtered).
