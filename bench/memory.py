@@ -558,7 +558,7 @@ BEGIN
     PERFORM agent_state._bind(agent);
     SELECT t.known, t.audience INTO known, audience
     FROM agent_state._conversation_target(agent, conversation, NULL) AS t;
-    SELECT a.settings INTO settings FROM agent_state.agents AS a WHERE a.runtime_agent_id = agent;
+    SELECT p.settings INTO settings FROM agent_state._profile_at(agent, NULL) AS p;
     RETURN QUERY
     SELECT h.entry_id, h.body,
            agent_state._memory_score(h.text_rank, h.subject_id, h.revised_at, NULL, 1.0,

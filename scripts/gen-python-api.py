@@ -57,11 +57,14 @@ ROWS: dict[str, tuple[str, str]] = {
     "note": ("One", "MemoryRef"),
     "pending_embeddings": ("Many", "PendingEmbedding"),
     "persona_history": ("Many", "PersonaRevision"),
+    "profile_history": ("Many", "ProfileRevision"),
     "recall": ("Many", "RecallHit"),
     "remember": ("One", "MemoryRef"),
     "remember_many": ("Many", "MemoryRef"),
     "snapshot_sources": ("Many", "SnapshotSource"),
+    "timeline": ("Many", "TimelineEvent"),
     "tool_grant_history": ("Many", "ToolGrantRevision"),
+    "tool_grants": ("Many", "ToolGrant"),
     "verify": ("Many", "Violation"),
 }
 

@@ -86,6 +86,10 @@ CREATE TABLE agent_state.memory_revisions (
 COMMENT ON TABLE agent_state.memory_revisions IS
 'Immutable memory operation log: create, amend, forget, with attributed state and provenance.';
 
+-- The timeline's window of one agent (timeline, restore_agent).
+CREATE INDEX memory_revisions_time_idx
+ON agent_state.memory_revisions (runtime_agent_id, created_at);
+
 CREATE TABLE agent_state.memory_entries (
     runtime_agent_id uuid NOT NULL,
     entry_id uuid NOT NULL DEFAULT gen_random_uuid(),

@@ -1,4 +1,4 @@
-CREATE FUNCTION agent_state.export_markdown(agent uuid)
+CREATE FUNCTION agent_state.export_markdown(agent uuid, as_of timestamptz DEFAULT NULL)
 RETURNS text
 LANGUAGE plpgsql
 STABLE
@@ -18,7 +18,7 @@ BEGIN
     SELECT agent_state._md_line(coalesce(p.display_name, a.handle)), agent_state._md_line(a.handle)
     INTO title, handle
     FROM agent_state.agents AS a
-    LEFT JOIN LATERAL agent_state._profile_at(agent, NULL) AS p ON true
+    LEFT JOIN LATERAL agent_state._profile_at(agent, as_of) AS p ON true
     WHERE a.runtime_agent_id = agent;
 
     -- The persona is quoted, so its text can never read as a section of the export.
@@ -26,30 +26,35 @@ BEGIN
         || pg_catalog.regexp_replace(
             '> ' || pg_catalog.replace(agent_state._md_body(r.body), E'\n', E'\n> '), '> $', '>', 'gn')
     INTO persona
-    FROM agent_state.persona_revisions AS r
-    WHERE r.runtime_agent_id = agent AND r.is_active;
+    FROM agent_state.active_persona(agent, as_of) AS r;
 
-    -- Live entries grouped by subject (by display name, then actor id; unattributed
-    -- last), each group oldest entry first. Each item's first line is its
+    -- Entries live at the moment (each as its revision current then), grouped by
+    -- subject (by display name, then actor id; unattributed last), each group
+    -- oldest entry first. A redacted entry is left out whatever the moment. Each item's first line is its
     -- provenance (entry, current revision, visibility, source), written by the
     -- database, so no body text can pass for it; the body follows, indented.
     WITH e AS (
-        SELECT m.entry_id, m.current_revision, m.body, m.subject_id, m.visibility, m.created_at,
-               r.source_type, r.source_actor_id, r.source_import_id,
+        SELECT m.entry_id, r.revision AS current_revision, r.body, r.subject_id, r.visibility,
+               m.created_at, r.source_type, r.source_actor_id, r.source_import_id,
                subj.display_name AS subject_name,
                src.display_name AS source_name,
                (SELECT pg_catalog.count(*)
                 FROM agent_state._revision_evidence(m.runtime_agent_id, m.entry_id,
-                                                    m.current_revision)) AS evidence_count
+                                                    r.revision)) AS evidence_count
         FROM agent_state.memory_entries AS m
-        JOIN agent_state.memory_revisions AS r
-          ON r.runtime_agent_id = m.runtime_agent_id AND r.entry_id = m.entry_id
-         AND r.revision = m.current_revision
+        CROSS JOIN LATERAL (
+            SELECT v.*
+            FROM agent_state.memory_revisions AS v
+            WHERE v.runtime_agent_id = m.runtime_agent_id AND v.entry_id = m.entry_id
+              AND (as_of IS NULL OR v.created_at <= as_of)
+            ORDER BY v.revision DESC
+            LIMIT 1
+        ) AS r
         LEFT JOIN agent_state.actors AS subj
-          ON subj.runtime_agent_id = m.runtime_agent_id AND subj.actor_id = m.subject_id
+          ON subj.runtime_agent_id = m.runtime_agent_id AND subj.actor_id = r.subject_id
         LEFT JOIN agent_state.actors AS src
           ON src.runtime_agent_id = r.runtime_agent_id AND src.actor_id = r.source_actor_id
-        WHERE m.runtime_agent_id = agent AND m.live
+        WHERE m.runtime_agent_id = agent AND r.operation <> 'forget'
           AND NOT EXISTS (
               SELECT FROM agent_state.memory_redactions AS x
               WHERE x.runtime_agent_id = m.runtime_agent_id AND x.entry_id = m.entry_id
@@ -91,10 +96,7 @@ BEGIN
         E'\n' ORDER BY g.tool_name COLLATE "C")
     INTO grants
     FROM (
-        SELECT DISTINCT ON (tg.tool_name) tg.tool_name, tg.revision, tg.enabled, tg.config, tg.tool_version
-        FROM agent_state.tool_grants AS tg
-        WHERE tg.runtime_agent_id = agent
-        ORDER BY tg.tool_name, tg.revision DESC
+        SELECT * FROM agent_state._grants_at(agent, as_of)
     ) AS g;
 
     RETURN pg_catalog.array_to_string(ARRAY[
@@ -110,7 +112,8 @@ BEGIN
 END
 $$;
 
-COMMENT ON FUNCTION agent_state.export_markdown(uuid) IS
-'export_markdown(agent) -> text: deterministic markdown view of the agent: active persona with '
-'its revision, live memories grouped by subject with revision, visibility and provenance, and '
-'the current grant of each tool. Reads only; the same state gives the same text.';
+COMMENT ON FUNCTION agent_state.export_markdown(uuid, timestamptz) IS
+'export_markdown(agent, as_of => null) -> text: deterministic markdown view of the agent now, '
+'or as it was at the moment as_of: profile, active persona with its revision, live memories '
+'grouped by subject with revision, visibility and provenance, and the grant of each tool '
+'current then. Redacted entries are never shown. Reads only; the same state gives the same text.';

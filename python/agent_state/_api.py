@@ -25,9 +25,12 @@ from .results import (
     MemoryState,
     PendingEmbedding,
     PersonaRevision,
+    ProfileRevision,
     RecallHit,
     SnapshotSource,
+    TimelineEvent,
     ToolAuthorization,
+    ToolGrant,
     ToolGrantRevision,
     Violation,
 )
@@ -228,7 +231,8 @@ class StoreAPI:
         """create_agent(handle, display_name => null, settings => '{}') -> uuid (operator). handle
         (1-200 characters) is unique (23505); display_name, when given, 1-1000 characters. settings:
         subject_boost (number from 0 to 1000000, default 1.0), recency_half_life (positive interval
-        text, default '30 days'); bad settings raise 22023.
+        text, default '30 days'); bad settings raise 22023. Writes profile revision 1
+        (revise_profile, profile_history).
         """
         return self._call(
             F.create_agent,
@@ -241,15 +245,18 @@ class StoreAPI:
         self,
         *,
         agent: Id,
+        as_of: datetime | None = None,
     ) -> str:
-        """export_markdown(agent) -> text: deterministic markdown view of the agent: active persona
-        with its revision, live memories grouped by subject with revision, visibility and
-        provenance, and the current grant of each tool. Reads only; the same state gives the same
-        text.
+        """export_markdown(agent, as_of => null) -> text: deterministic markdown view of the agent
+        now, or as it was at the moment as_of: profile, active persona with its revision, live
+        memories grouped by subject with revision, visibility and provenance, and the grant of each
+        tool current then. Redacted entries are never shown. Reads only; the same state gives the
+        same text.
         """
         return self._call(
             F.export_markdown,
             agent=agent,
+            as_of=as_of,
         )
 
     def finish_run(
@@ -778,6 +785,19 @@ class StoreAPI:
             agent=agent,
         )
 
+    def profile_history(
+        self,
+        *,
+        agent: Id,
+    ) -> list[ProfileRevision]:
+        """profile_history(agent) -> table(revision, display_name, settings, created_at,
+        created_by): every profile revision, oldest first; the newest is current.
+        """
+        return self._call(
+            F.profile_history,
+            agent=agent,
+        )
+
     def recall(
         self,
         *,
@@ -1112,6 +1132,24 @@ class StoreAPI:
             activate=activate,
         )
 
+    def revise_profile(
+        self,
+        *,
+        agent: Id,
+        display_name: str | None = None,
+        settings: JSON | None = None,
+    ) -> int:
+        """revise_profile(agent, display_name => null, settings => null) -> int (operator): writes
+        profile revision n+1; null keeps the current value. display_name 1-1000 characters; settings
+        are validated as in create_agent (22023). create_agent wrote revision 1.
+        """
+        return self._call(
+            F.revise_profile,
+            agent=agent,
+            display_name=display_name,
+            settings=settings,
+        )
+
     def revoke_hosting(
         self,
         *,
@@ -1218,6 +1256,28 @@ class StoreAPI:
             budget=budget,
         )
 
+    def timeline(
+        self,
+        *,
+        agent: Id,
+        since: datetime | None = None,
+        until: datetime | None = None,
+        max_results: int | None = None,
+    ) -> list[TimelineEvent]:
+        """timeline(agent, since => null, until => null, max_results => 1000) -> table(at, kind,
+        object, operation, revision, changed_by): every change of the state with since <= at <=
+        until, oldest first. kind persona (revise, activate), profile (revise), memory (create,
+        amend, forget, restore, redact; object: the entry id), share (share, unshare; object: the
+        entry id), tool (grant; object: the tool name). max_results 1-100000 (22023).
+        """
+        return self._call(
+            F.timeline,
+            agent=agent,
+            since=since,
+            until=until,
+            max_results=max_results,
+        )
+
     def tool_grant_history(
         self,
         *,
@@ -1231,6 +1291,22 @@ class StoreAPI:
             F.tool_grant_history,
             agent=agent,
             tool=tool,
+        )
+
+    def tool_grants(
+        self,
+        *,
+        agent: Id,
+        as_of: datetime | None = None,
+    ) -> list[ToolGrant]:
+        """tool_grants(agent, as_of => null) -> table(tool, revision, enabled, config): the grant
+        revision of each tool current now, or at the moment as_of (a later moment than now: now),
+        disabled ones included; tools by name.
+        """
+        return self._call(
+            F.tool_grants,
+            agent=agent,
+            as_of=as_of,
         )
 
     def unshare(
@@ -1460,7 +1536,8 @@ class AsyncStoreAPI:
         """create_agent(handle, display_name => null, settings => '{}') -> uuid (operator). handle
         (1-200 characters) is unique (23505); display_name, when given, 1-1000 characters. settings:
         subject_boost (number from 0 to 1000000, default 1.0), recency_half_life (positive interval
-        text, default '30 days'); bad settings raise 22023.
+        text, default '30 days'); bad settings raise 22023. Writes profile revision 1
+        (revise_profile, profile_history).
         """
         return await self._call(
             F.create_agent,
@@ -1473,15 +1550,18 @@ class AsyncStoreAPI:
         self,
         *,
         agent: Id,
+        as_of: datetime | None = None,
     ) -> str:
-        """export_markdown(agent) -> text: deterministic markdown view of the agent: active persona
-        with its revision, live memories grouped by subject with revision, visibility and
-        provenance, and the current grant of each tool. Reads only; the same state gives the same
-        text.
+        """export_markdown(agent, as_of => null) -> text: deterministic markdown view of the agent
+        now, or as it was at the moment as_of: profile, active persona with its revision, live
+        memories grouped by subject with revision, visibility and provenance, and the grant of each
+        tool current then. Redacted entries are never shown. Reads only; the same state gives the
+        same text.
         """
         return await self._call(
             F.export_markdown,
             agent=agent,
+            as_of=as_of,
         )
 
     async def finish_run(
@@ -2010,6 +2090,19 @@ class AsyncStoreAPI:
             agent=agent,
         )
 
+    async def profile_history(
+        self,
+        *,
+        agent: Id,
+    ) -> list[ProfileRevision]:
+        """profile_history(agent) -> table(revision, display_name, settings, created_at,
+        created_by): every profile revision, oldest first; the newest is current.
+        """
+        return await self._call(
+            F.profile_history,
+            agent=agent,
+        )
+
     async def recall(
         self,
         *,
@@ -2344,6 +2437,24 @@ class AsyncStoreAPI:
             activate=activate,
         )
 
+    async def revise_profile(
+        self,
+        *,
+        agent: Id,
+        display_name: str | None = None,
+        settings: JSON | None = None,
+    ) -> int:
+        """revise_profile(agent, display_name => null, settings => null) -> int (operator): writes
+        profile revision n+1; null keeps the current value. display_name 1-1000 characters; settings
+        are validated as in create_agent (22023). create_agent wrote revision 1.
+        """
+        return await self._call(
+            F.revise_profile,
+            agent=agent,
+            display_name=display_name,
+            settings=settings,
+        )
+
     async def revoke_hosting(
         self,
         *,
@@ -2450,6 +2561,28 @@ class AsyncStoreAPI:
             budget=budget,
         )
 
+    async def timeline(
+        self,
+        *,
+        agent: Id,
+        since: datetime | None = None,
+        until: datetime | None = None,
+        max_results: int | None = None,
+    ) -> list[TimelineEvent]:
+        """timeline(agent, since => null, until => null, max_results => 1000) -> table(at, kind,
+        object, operation, revision, changed_by): every change of the state with since <= at <=
+        until, oldest first. kind persona (revise, activate), profile (revise), memory (create,
+        amend, forget, restore, redact; object: the entry id), share (share, unshare; object: the
+        entry id), tool (grant; object: the tool name). max_results 1-100000 (22023).
+        """
+        return await self._call(
+            F.timeline,
+            agent=agent,
+            since=since,
+            until=until,
+            max_results=max_results,
+        )
+
     async def tool_grant_history(
         self,
         *,
@@ -2463,6 +2596,22 @@ class AsyncStoreAPI:
             F.tool_grant_history,
             agent=agent,
             tool=tool,
+        )
+
+    async def tool_grants(
+        self,
+        *,
+        agent: Id,
+        as_of: datetime | None = None,
+    ) -> list[ToolGrant]:
+        """tool_grants(agent, as_of => null) -> table(tool, revision, enabled, config): the grant
+        revision of each tool current now, or at the moment as_of (a later moment than now: now),
+        disabled ones included; tools by name.
+        """
+        return await self._call(
+            F.tool_grants,
+            agent=agent,
+            as_of=as_of,
         )
 
     async def unshare(

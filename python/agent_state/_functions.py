@@ -21,9 +21,12 @@ from .results import (
     MemoryState,
     PendingEmbedding,
     PersonaRevision,
+    ProfileRevision,
     RecallHit,
     SnapshotSource,
+    TimelineEvent,
     ToolAuthorization,
+    ToolGrant,
     ToolGrantRevision,
     Violation,
 )
@@ -138,7 +141,10 @@ create_agent = Fn(
 
 export_markdown = Fn(
     "export_markdown",
-    (Param("agent", "uuid"),),
+    (
+        Param("agent", "uuid"),
+        Param("as_of", "timestamp with time zone", default=True),
+    ),
     "text",
     Scalar[str](),
 )
@@ -441,6 +447,14 @@ persona_history = Fn(
     Many(PersonaRevision),
 )
 
+profile_history = Fn(
+    "profile_history",
+    (Param("agent", "uuid"),),
+    "TABLE(revision integer, display_name text, settings jsonb, created_at timestamp with time"
+    " zone, created_by text)",
+    Many(ProfileRevision),
+)
+
 recall = Fn(
     "recall",
     (
@@ -617,6 +631,17 @@ revise_persona = Fn(
     Scalar[int](),
 )
 
+revise_profile = Fn(
+    "revise_profile",
+    (
+        Param("agent", "uuid"),
+        Param("display_name", "text", default=True),
+        Param("settings", "jsonb", default=True),
+    ),
+    "integer",
+    Scalar[int](),
+)
+
 revoke_hosting = Fn(
     "revoke_hosting",
     (
@@ -675,6 +700,19 @@ start_run = Fn(
     Scalar[UUID](),
 )
 
+timeline = Fn(
+    "timeline",
+    (
+        Param("agent", "uuid"),
+        Param("since", "timestamp with time zone", default=True),
+        Param("until", "timestamp with time zone", default=True),
+        Param("max_results", "integer", default=True),
+    ),
+    "TABLE(at timestamp with time zone, kind text, object text, operation text, revision"
+    " integer, changed_by text)",
+    Many(TimelineEvent),
+)
+
 tool_grant_history = Fn(
     "tool_grant_history",
     (
@@ -684,6 +722,16 @@ tool_grant_history = Fn(
     "TABLE(revision integer, enabled boolean, config jsonb, created_at timestamp with time"
     " zone, created_by text)",
     Many(ToolGrantRevision),
+)
+
+tool_grants = Fn(
+    "tool_grants",
+    (
+        Param("agent", "uuid"),
+        Param("as_of", "timestamp with time zone", default=True),
+    ),
+    "TABLE(tool text, revision integer, enabled boolean, config jsonb)",
+    Many(ToolGrant),
 )
 
 unshare = Fn(
@@ -747,6 +795,7 @@ FUNCTIONS: dict[str, Fn[Any]] = {
     "open_conversation": open_conversation,
     "pending_embeddings": pending_embeddings,
     "persona_history": persona_history,
+    "profile_history": profile_history,
     "recall": recall,
     "record_message": record_message,
     "record_model_call": record_model_call,
@@ -760,12 +809,15 @@ FUNCTIONS: dict[str, Fn[Any]] = {
     "remember_many": remember_many,
     "resolve_actor": resolve_actor,
     "revise_persona": revise_persona,
+    "revise_profile": revise_profile,
     "revoke_hosting": revoke_hosting,
     "share": share,
     "snapshot_prompt": snapshot_prompt,
     "snapshot_sources": snapshot_sources,
     "start_run": start_run,
+    "timeline": timeline,
     "tool_grant_history": tool_grant_history,
+    "tool_grants": tool_grants,
     "unshare": unshare,
     "verify": verify,
     "version": version,

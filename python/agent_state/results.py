@@ -22,9 +22,12 @@ __all__ = [
     "MemoryState",
     "PendingEmbedding",
     "PersonaRevision",
+    "ProfileRevision",
     "RecallHit",
     "SnapshotSource",
+    "TimelineEvent",
     "ToolAuthorization",
+    "ToolGrant",
     "ToolGrantRevision",
     "Violation",
 ]
@@ -37,6 +40,39 @@ class ActivePersona:
     revision: int
     body: str
     activated_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class TimelineEvent:
+    """One row of ``timeline``: a change of the agent's state."""
+
+    at: datetime
+    kind: str
+    object: str | None
+    operation: str
+    revision: int | None
+    changed_by: str
+
+
+@dataclass(frozen=True, slots=True)
+class ToolGrant:
+    """One row of ``tool_grants``: a tool's grant current at the moment asked for."""
+
+    tool: str
+    revision: int
+    enabled: bool
+    config: Any
+
+
+@dataclass(frozen=True, slots=True)
+class ProfileRevision:
+    """One row of ``profile_history``."""
+
+    revision: int
+    display_name: str | None
+    settings: Any
+    created_at: datetime
+    created_by: str
 
 
 @dataclass(frozen=True, slots=True)

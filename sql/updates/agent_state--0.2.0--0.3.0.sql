@@ -60,6 +60,13 @@ COMMENT ON TABLE agent_state.agents IS
 'RuntimeAgents (perspectives): the handle; the rest of the profile is versioned in '
 'profile_revisions.';
 
+-- The timeline's window of one agent (sql/memory.sql).
+CREATE INDEX memory_revisions_time_idx
+ON agent_state.memory_revisions (runtime_agent_id, created_at);
+
+-- Functions whose signature changed (as_of added).
+DROP FUNCTION agent_state.export_markdown(uuid);
+
 -- Replaceable code: every function, from its one source.
 -- include: functions/*/*.sql
 

@@ -37,6 +37,11 @@ READ_VERBS = {
     "tool_grant_history": "SELECT * FROM agent_state.tool_grant_history(agent => %(agent)s,"
     " tool => 'search')",
     "export_markdown": "SELECT agent_state.export_markdown(agent => %(agent)s)",
+    "export_markdown as of": "SELECT agent_state.export_markdown(agent => %(agent)s,"
+    " as_of => now() - interval '1 second')",
+    "tool_grants": "SELECT * FROM agent_state.tool_grants(agent => %(agent)s)",
+    "profile_history": "SELECT * FROM agent_state.profile_history(agent => %(agent)s)",
+    "timeline": "SELECT * FROM agent_state.timeline(agent => %(agent)s)",
     "version": "SELECT agent_state.version()",
     # Not a read verb of SPEC, but a lookup of what exists should not need to write.
     "open_conversation of an existing one": "SELECT agent_state.open_conversation("

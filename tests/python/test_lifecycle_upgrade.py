@@ -77,8 +77,12 @@ def upgrade(dsn: str, mode: str) -> str:
 
 
 # What the upgrades drop on purpose (to 0.2.0: the global sequences, which let one
-# perspective count another's activity, and the message column one of them filled).
-DROPPED_COLUMNS = {"agent_state.messages": {"seq"}}
+# perspective count another's activity, and the message column one of them filled;
+# to 0.3.0: the profile columns of agents, which became profile_revisions).
+DROPPED_COLUMNS = {
+    "agent_state.messages": {"seq"},
+    "agent_state.agents": {"display_name", "settings"},
+}
 DROPPED_SEQUENCES = {
     "agent_state.messages_seq_seq",
     "agent_state.persona_activations_activation_id_seq",
@@ -98,6 +102,21 @@ def without_dropped(rows: dict[str, list[Any]]) -> dict[str, list[Any]]:
             for row in items
         ]
     return out
+
+
+def profile_as_revision_one(agents: list[Any]) -> list[Any]:
+    """What 0.3.0's upgrade writes for the agents of an earlier release."""
+    return [
+        {
+            "runtime_agent_id": a["runtime_agent_id"],
+            "revision": 1,
+            "display_name": a["display_name"],
+            "settings": a["settings"],
+            "created_at": a["created_at"],
+            "created_by": a["created_by"],
+        }
+        for a in agents
+    ]
 
 
 def rows_with_role_names(dsn: str) -> dict[str, list[Any]]:
@@ -139,6 +158,7 @@ def test_upgrade_equals_a_fresh_install(admin_dsn: str, mode: str, chain: tuple[
             update_to(old, mode, stop)
             assert installed_version(old) == ((stop if mode == "extension" else None), stop)
             lc.write_state(old, api=stop, since=previous)
+        old_agents = rows_with_role_names(old)["agent_state.agents"]
         before = without_dropped(rows_with_role_names(old))
         assert upgrade(old, mode) == lc.control_version()
         lc.install(fresh, mode)
@@ -148,6 +168,10 @@ def test_upgrade_equals_a_fresh_install(admin_dsn: str, mode: str, chain: tuple[
         )
         after = rows_with_role_names(old)
         added = set(after) - set(before)
+        # profile_revisions (0.3.0) starts with each agent's profile as revision 1.
+        if "agent_state.profile_revisions" in added:
+            assert after["agent_state.profile_revisions"] == profile_as_revision_one(old_agents)
+            added.discard("agent_state.profile_revisions")
         assert all(after[t] == [] for t in added), "tables the upgrade adds start empty"
         assert {t: after[t] for t in before} == before
         assert lc.verify(old) == []
