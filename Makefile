@@ -64,7 +64,7 @@ BUILD_PYTHON ?= python3
 #                               generated triggers, then grants, then the
 #                               event trigger that keeps the schema trusted
 # $(sort) is a byte-wise sort, the same on every machine.
-DOMAINS     := agents actors conversations persona memory embeddings tools execution graph
+DOMAINS     := agents actors conversations persona memory embeddings tools execution graph history
 SQL_SRC     := sql/schema.sql sql/schema_trust.sql
 FUNC_SRC    := $(sort $(wildcard functions/*/*.sql))
 DOMAIN_SRC  := $(foreach d,$(DOMAINS),sql/$(d).sql)

@@ -61,6 +61,7 @@ ROWS: dict[str, tuple[str, str]] = {
     "recall": ("Many", "RecallHit"),
     "remember": ("One", "MemoryRef"),
     "remember_many": ("Many", "MemoryRef"),
+    "restore_agent": ("Many", "RestoreChange"),
     "snapshot_sources": ("Many", "SnapshotSource"),
     "timeline": ("Many", "TimelineEvent"),
     "tool_grant_history": ("Many", "ToolGrantRevision"),

@@ -66,7 +66,7 @@ CREATE TABLE agent_state.memory_revisions (
     CONSTRAINT memory_revisions_import_check CHECK ((source_type = 'import') = (source_import_id IS NOT NULL)),
     CONSTRAINT memory_revisions_revision_check CHECK (revision >= 1),
     CONSTRAINT memory_revisions_operation_check CHECK (
-        operation IN ('create', 'amend', 'forget')
+        operation IN ('create', 'amend', 'forget', 'restore')
         AND (operation = 'create') = (revision = 1)
     ),
     CONSTRAINT memory_revisions_visibility_check CHECK (visibility IN ('perspective', 'conversation')),
@@ -84,7 +84,8 @@ CREATE TABLE agent_state.memory_revisions (
 );
 
 COMMENT ON TABLE agent_state.memory_revisions IS
-'Immutable memory operation log: create, amend, forget, with attributed state and provenance.';
+'Immutable memory operation log: create, amend, forget, restore (restore_agent), with attributed '
+'state and provenance.';
 
 -- The timeline's window of one agent (timeline, restore_agent).
 CREATE INDEX memory_revisions_time_idx

@@ -15,7 +15,8 @@ DECLARE
         'create_agent', 'grant_hosting', 'revoke_hosting', 'revise_profile',
         'revise_persona', 'activate_persona',
         'note', 'share', 'unshare', 'redact',
-        'register_tool', 'grant_tool', 'import_markdown', 'verify', 'index_embeddings'
+        'register_tool', 'grant_tool', 'import_markdown', 'verify', 'index_embeddings',
+        'restore_agent'
     ];
     policy_helpers constant text [] := ARRAY[
         '_caller', '_caller_is_operator', '_hosted_agents', '_restoring', '_own_write'

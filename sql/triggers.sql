@@ -379,3 +379,9 @@ FOR EACH ROW EXECUTE FUNCTION agent_state._refuse_change('entry_id');
 CREATE TRIGGER graph_item_values_append_only
 BEFORE UPDATE OR DELETE ON agent_state.graph_item_values
 FOR EACH ROW EXECUTE FUNCTION agent_state._guard_derived_memory();
+
+-- ------------------------------------------------------------ history
+
+CREATE TRIGGER agent_restores_append_only
+BEFORE UPDATE OR DELETE ON agent_state.agent_restores
+FOR EACH ROW EXECUTE FUNCTION agent_state._refuse_change();

@@ -81,7 +81,12 @@ BEGIN
         -- at 1). The subqueries only run when that revision exists.
         SELECT p.revision,
                CASE
-                   WHEN p.operation = 'forget' THEN 'follows a forget'
+                   -- Only a restore (restore_agent) follows a forget, and only a
+                   -- forget is followed by a restore.
+                   WHEN p.operation = 'forget' AND c.operation IS DISTINCT FROM 'restore'
+                       THEN 'follows a forget'
+                   WHEN p.operation <> 'forget' AND c.operation = 'restore'
+                       THEN 'restores an entry that is not forgotten'
                    WHEN p.visibility = 'conversation' AND vis <> 'conversation'
                        THEN 'widens visibility'
                    WHEN EXISTS (
@@ -96,6 +101,8 @@ BEGIN
                        THEN 'drops evidence of the revision before it'
                END AS bad
         FROM agent_state.memory_revisions AS p
+        LEFT JOIN agent_state.memory_revisions AS c
+          ON c.runtime_agent_id = agent AND c.entry_id = entry AND c.revision = rev
         WHERE p.runtime_agent_id = agent AND p.entry_id = entry
           AND p.revision = rev - 1
     ) AS prev ON true;

@@ -27,6 +27,7 @@ from .results import (
     PersonaRevision,
     ProfileRevision,
     RecallHit,
+    RestoreChange,
     SnapshotSource,
     TimelineEvent,
     ToolAuthorization,
@@ -1113,6 +1114,27 @@ class StoreAPI:
             external_id=external_id,
             display_name=display_name,
             kind=kind,
+        )
+
+    def restore_agent(
+        self,
+        *,
+        agent: Id,
+        as_of: datetime,
+        reason: str,
+    ) -> list[RestoreChange]:
+        """restore_agent(agent, as_of, reason) -> table(kind, object, operation, revision)
+        (operator): brings persona, profile, tool grants and memory back to what they were at as_of
+        by writing new revisions (persona activate, profile revise, tool grant, memory
+        amend/restore/forget) and returns them. Never widens visibility, never drops evidence, never
+        un-redacts; sharing grants are not carried. Restoring twice writes nothing the second time;
+        a future as_of is now. as_of or reason null: 22004.
+        """
+        return self._call(
+            F.restore_agent,
+            agent=agent,
+            as_of=as_of,
+            reason=reason,
         )
 
     def revise_persona(
@@ -2418,6 +2440,27 @@ class AsyncStoreAPI:
             external_id=external_id,
             display_name=display_name,
             kind=kind,
+        )
+
+    async def restore_agent(
+        self,
+        *,
+        agent: Id,
+        as_of: datetime,
+        reason: str,
+    ) -> list[RestoreChange]:
+        """restore_agent(agent, as_of, reason) -> table(kind, object, operation, revision)
+        (operator): brings persona, profile, tool grants and memory back to what they were at as_of
+        by writing new revisions (persona activate, profile revise, tool grant, memory
+        amend/restore/forget) and returns them. Never widens visibility, never drops evidence, never
+        un-redacts; sharing grants are not carried. Restoring twice writes nothing the second time;
+        a future as_of is now. as_of or reason null: 22004.
+        """
+        return await self._call(
+            F.restore_agent,
+            agent=agent,
+            as_of=as_of,
+            reason=reason,
         )
 
     async def revise_persona(

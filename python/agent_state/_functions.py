@@ -23,6 +23,7 @@ from .results import (
     PersonaRevision,
     ProfileRevision,
     RecallHit,
+    RestoreChange,
     SnapshotSource,
     TimelineEvent,
     ToolAuthorization,
@@ -620,6 +621,17 @@ resolve_actor = Fn(
     Scalar[UUID](),
 )
 
+restore_agent = Fn(
+    "restore_agent",
+    (
+        Param("agent", "uuid"),
+        Param("as_of", "timestamp with time zone"),
+        Param("reason", "text"),
+    ),
+    "TABLE(kind text, object text, operation text, revision integer)",
+    Many(RestoreChange),
+)
+
 revise_persona = Fn(
     "revise_persona",
     (
@@ -808,6 +820,7 @@ FUNCTIONS: dict[str, Fn[Any]] = {
     "remember": remember,
     "remember_many": remember_many,
     "resolve_actor": resolve_actor,
+    "restore_agent": restore_agent,
     "revise_persona": revise_persona,
     "revise_profile": revise_profile,
     "revoke_hosting": revoke_hosting,

@@ -24,6 +24,7 @@ __all__ = [
     "PersonaRevision",
     "ProfileRevision",
     "RecallHit",
+    "RestoreChange",
     "SnapshotSource",
     "TimelineEvent",
     "ToolAuthorization",
@@ -40,6 +41,16 @@ class ActivePersona:
     revision: int
     body: str
     activated_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class RestoreChange:
+    """One row of ``restore_agent``: a revision the restore wrote."""
+
+    kind: str
+    object: str | None
+    operation: str
+    revision: int
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,6 +11,9 @@
 --   an event trigger keeps it so (sql/guard.sql, where the role may create one).
 -- * The profile (display name, settings) is versioned: profile_revisions, with
 --   each agent's current row as its revision 1; agents keeps only the handle.
+-- * History as the product: tool_grants(as_of), export_markdown(as_of),
+--   timeline(), restore_agent() (a memory revision may now restore an entry;
+--   agent_restores logs each restore).
 -- * Rights come only from memberships that lend them (USAGE, not MEMBER); a
 --   session whose SET ROLE membership was revoked is refused; EXECUTE granted on
 --   a function to any other role is taken back.
@@ -63,6 +66,18 @@ COMMENT ON TABLE agent_state.agents IS
 -- The timeline's window of one agent (sql/memory.sql).
 CREATE INDEX memory_revisions_time_idx
 ON agent_state.memory_revisions (runtime_agent_id, created_at);
+
+-- restore_agent: a memory revision may restore a forgotten entry, and each
+-- restore is logged (sql/memory.sql, sql/history.sql).
+ALTER TABLE agent_state.memory_revisions DROP CONSTRAINT memory_revisions_operation_check;
+ALTER TABLE agent_state.memory_revisions ADD CONSTRAINT memory_revisions_operation_check CHECK (
+    operation IN ('create', 'amend', 'forget', 'restore')
+    AND (operation = 'create') = (revision = 1)
+);
+COMMENT ON TABLE agent_state.memory_revisions IS
+'Immutable memory operation log: create, amend, forget, restore (restore_agent), with attributed '
+'state and provenance.';
+-- include: sql/history.sql
 
 -- Functions whose signature changed (as_of added).
 DROP FUNCTION agent_state.export_markdown(uuid);

@@ -3,3 +3,16 @@
 SELECT agent_state.revise_profile(a.runtime_agent_id, display_name => 'Lifecycle, renamed',
                                   settings => '{"subject_boost": 1.5, "recency_half_life": "14 days"}')
 FROM agent_state.agents AS a WHERE a.handle = 'lifecycle';
+-- A restore (agent_restores, a restore revision): forget an entry, then restore
+-- the agent to the moment before.
+DO $restore$
+DECLARE
+    agent uuid := (SELECT a.runtime_agent_id FROM agent_state.agents AS a WHERE a.handle = 'lifecycle');
+    entry uuid := (SELECT e.entry_id FROM agent_state.memory_entries AS e
+                   WHERE e.runtime_agent_id = agent AND e.live ORDER BY e.created_at LIMIT 1);
+    good timestamptz := clock_timestamp();
+BEGIN
+    PERFORM agent_state.forget(agent, entry);
+    PERFORM agent_state.restore_agent(agent, good, 'lifecycle restore');
+END
+$restore$;

@@ -183,7 +183,7 @@ SELECT is(agent_state.export_markdown(pg_temp.id('a')), pg_temp.doc('export_a'),
 SELECT throws_ok($$SELECT agent_state.export_markdown(pg_catalog.gen_random_uuid())$$, 'P0002',
                  NULL, 'unknown agent: P0002');
 RESET ROLE;
-SELECT volatility_is('agent_state', 'export_markdown', ARRAY['uuid', 'timestamptz'], 'stable',
+SELECT volatility_is('agent_state', 'export_markdown', ARRAY['uuid', 'timestamp with time zone'], 'stable',
                      'export_markdown is STABLE: it cannot write');
 
 SELECT ok(pg_temp.doc('export_a') LIKE E'# Agent Ä "quoted"\n\n%', 'the export starts with the display name');
