@@ -16,7 +16,11 @@ BEGIN
     PERFORM agent_state._bind(agent);
     PERFORM agent_state._need(actor, 'actor');
     PERFORM agent_state._need_text(connector, 'connector', 200);
+    -- Keyed by a btree index: bounded in bytes too, so no text surfaces 54000.
+    PERFORM agent_state._need_text_bytes(connector, 'connector', 400);
     PERFORM agent_state._need_text(external_id, 'external_id', 1000);
+    -- Keyed by a btree index: bounded in bytes too, so no text surfaces 54000.
+    PERFORM agent_state._need_text_bytes(external_id, 'external_id', 2000);
     IF NOT EXISTS (
         SELECT FROM agent_state.actors AS a
         WHERE a.runtime_agent_id = agent AND a.actor_id = actor

@@ -17,7 +17,11 @@ DECLARE
 BEGIN
     PERFORM agent_state._bind(agent);
     PERFORM agent_state._need_text(connector, 'connector', 200);
+    -- Keyed by a btree index: bounded in bytes too, so no text surfaces 54000.
+    PERFORM agent_state._need_text_bytes(connector, 'connector', 400);
     PERFORM agent_state._need_text(external_id, 'external_id', 1000);
+    -- Keyed by a btree index: bounded in bytes too, so no text surfaces 54000.
+    PERFORM agent_state._need_text_bytes(external_id, 'external_id', 2000);
     IF display_name IS NOT NULL THEN
         PERFORM agent_state._need_text(display_name, 'display_name', 1000);
     END IF;
@@ -65,5 +69,5 @@ $$;
 COMMENT ON FUNCTION agent_state.resolve_actor(uuid, text, text, text, text) IS
 'resolve_actor(agent, connector, external_id, display_name => null, kind => ''human'') -> uuid: '
 'the actor this perspective knows under that identity, created if new. '
-'kind: human, agent, bot, system. connector 1-200, external_id and display_name 1-1000 '
-'characters (22023).';
+'kind: human, agent, bot, system. connector 1-200 characters and at most 400 bytes, '
+'external_id 1-1000 characters and at most 2000 bytes, display_name 1-1000 characters (22023).';

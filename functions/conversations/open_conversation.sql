@@ -16,7 +16,11 @@ DECLARE
 BEGIN
     PERFORM agent_state._bind(agent);
     PERFORM agent_state._need_text(connector, 'connector', 200);
+    -- Keyed by a btree index: bounded in bytes too, so no text surfaces 54000.
+    PERFORM agent_state._need_text_bytes(connector, 'connector', 400);
     PERFORM agent_state._need_text(external_ref, 'external_ref', 1000);
+    -- Keyed by a btree index: bounded in bytes too, so no text surfaces 54000.
+    PERFORM agent_state._need_text_bytes(external_ref, 'external_ref', 2000);
     PERFORM agent_state._need_one_of(kind, 'kind', ARRAY['direct', 'group', 'public']);
 
     -- A lookup of a conversation that exists writes nothing (so it works on a

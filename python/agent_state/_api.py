@@ -1105,7 +1105,8 @@ class StoreAPI:
     ) -> UUID:
         """resolve_actor(agent, connector, external_id, display_name => null, kind => 'human') ->
         uuid: the actor this perspective knows under that identity, created if new. kind: human,
-        agent, bot, system. connector 1-200, external_id and display_name 1-1000 characters (22023).
+        agent, bot, system. connector 1-200 characters and at most 400 bytes, external_id 1-1000
+        characters and at most 2000 bytes, display_name 1-1000 characters (22023).
         """
         return self._call(
             F.resolve_actor,
@@ -2431,7 +2432,8 @@ class AsyncStoreAPI:
     ) -> UUID:
         """resolve_actor(agent, connector, external_id, display_name => null, kind => 'human') ->
         uuid: the actor this perspective knows under that identity, created if new. kind: human,
-        agent, bot, system. connector 1-200, external_id and display_name 1-1000 characters (22023).
+        agent, bot, system. connector 1-200 characters and at most 400 bytes, external_id 1-1000
+        characters and at most 2000 bytes, display_name 1-1000 characters (22023).
         """
         return await self._call(
             F.resolve_actor,
