@@ -3,7 +3,8 @@
 -- agent_scope: a role sees and writes only rows of agents it may act for right
 --   now. The caller's agent set is computed once per statement (InitPlan).
 -- stamp_created: tables with created_at/created_by get them from the database
---   (a restore keeps the stamps it loads: see _restoring).
+--   (a restore keeps the stamps it loads: see _restoring), and so does a copy
+--   made by the extension's own code (fork_agent): the rule is in _copying.
 -- operator_truncate: TRUNCATE ignores RLS, so only operators may truncate.
 -- no_truncate: a table whose rows refuse DELETE (a BEFORE ROW DELETE trigger:
 --   append-only history) refuses TRUNCATE, the bulk delete, for every role.
@@ -51,7 +52,9 @@ BEGIN
         ) THEN
             EXECUTE pg_catalog.format(
                 'CREATE TRIGGER stamp_created BEFORE INSERT ON %s '
-                || 'FOR EACH ROW WHEN (NOT agent_state._restoring()) '
+                || 'FOR EACH ROW WHEN (NOT agent_state._restoring() '
+                || 'AND (new.created_at >= pg_catalog.statement_timestamp() '
+                || 'OR NOT agent_state._copying())) '
                 || 'EXECUTE FUNCTION agent_state._stamp_created()',
                 t.tbl);
         END IF;

@@ -58,9 +58,14 @@ FOR EACH ROW EXECUTE FUNCTION agent_state._refuse_change();
 -- ------------------------------------------------------------ persona
 
 -- Numbered per agent (_number_per_agent), not by a global sequence.
+-- Numbering, like the stamps (sql/security.sql), keeps what a restore loads and
+-- what the extension's own code copies (fork_agent).
 CREATE TRIGGER persona_activations_number
 BEFORE INSERT ON agent_state.persona_activations
-FOR EACH ROW WHEN (NOT agent_state._restoring())
+FOR EACH ROW WHEN (
+    NOT agent_state._restoring()
+    AND (new.created_at >= pg_catalog.statement_timestamp() OR NOT agent_state._copying())
+)
 EXECUTE FUNCTION agent_state._number_per_agent('activation_id');
 
 CREATE TRIGGER persona_revisions_append_only
@@ -155,12 +160,18 @@ EXECUTE FUNCTION agent_state._check_memory_redaction();
 -- sequence.
 CREATE TRIGGER memory_imports_number
 BEFORE INSERT ON agent_state.memory_imports
-FOR EACH ROW WHEN (NOT agent_state._restoring())
+FOR EACH ROW WHEN (
+    NOT agent_state._restoring()
+    AND (new.created_at >= pg_catalog.statement_timestamp() OR NOT agent_state._copying())
+)
 EXECUTE FUNCTION agent_state._number_per_agent('import_id');
 
 CREATE TRIGGER memory_shares_number
 BEFORE INSERT ON agent_state.memory_shares
-FOR EACH ROW WHEN (NOT agent_state._restoring())
+FOR EACH ROW WHEN (
+    NOT agent_state._restoring()
+    AND (new.created_at >= pg_catalog.statement_timestamp() OR NOT agent_state._copying())
+)
 EXECUTE FUNCTION agent_state._number_per_agent('share_id');
 
 CREATE TRIGGER memory_imports_append_only
@@ -337,7 +348,10 @@ FOR EACH ROW EXECUTE FUNCTION agent_state._refuse_change();
 
 CREATE TRIGGER graph_purges_number
 BEFORE INSERT ON agent_state.graph_purges
-FOR EACH ROW WHEN (NOT agent_state._restoring())
+FOR EACH ROW WHEN (
+    NOT agent_state._restoring()
+    AND (new.created_at >= pg_catalog.statement_timestamp() OR NOT agent_state._copying())
+)
 EXECUTE FUNCTION agent_state._number_per_agent('purge_id');
 
 CREATE TRIGGER graph_purges_append_only
@@ -384,4 +398,8 @@ FOR EACH ROW EXECUTE FUNCTION agent_state._guard_derived_memory();
 
 CREATE TRIGGER agent_restores_append_only
 BEFORE UPDATE OR DELETE ON agent_state.agent_restores
+FOR EACH ROW EXECUTE FUNCTION agent_state._refuse_change();
+
+CREATE TRIGGER agent_forks_append_only
+BEFORE UPDATE OR DELETE ON agent_state.agent_forks
 FOR EACH ROW EXECUTE FUNCTION agent_state._refuse_change();

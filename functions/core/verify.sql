@@ -176,6 +176,18 @@ BEGIN
     WHERE pg_catalog.pg_get_userbyid(h.host) OPERATOR(pg_catalog.<>) h.host_name
     ORDER BY h.runtime_agent_id, h.host_name;
 
+    -- Erasure follows the data: a copy (fork_agent) of a redacted entry in any
+    -- agent of its lineage is redacted too.
+    RETURN QUERY
+    SELECT DISTINCT 'lineage_redaction', pg_catalog.format('agent %s: entry %s', e.runtime_agent_id, e.entry_id),
+           pg_catalog.format('entry is redacted in agent %s of its lineage but not here', d.runtime_agent_id)
+    FROM agent_state.memory_redactions AS d
+    CROSS JOIN LATERAL agent_state._lineage(d.runtime_agent_id) AS l (id)
+    JOIN agent_state.memory_entries AS e ON e.runtime_agent_id = l.id AND e.entry_id = d.entry_id
+    WHERE NOT EXISTS (
+        SELECT FROM agent_state.memory_redactions AS x
+        WHERE x.runtime_agent_id = e.runtime_agent_id AND x.entry_id = e.entry_id)
+    ORDER BY 2, 3;
 END
 $$;
 

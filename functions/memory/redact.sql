@@ -9,16 +9,41 @@ SET client_min_messages = warning
 AS $$
 #variable_conflict use_variable
 DECLARE
-    removed text [];
-    snapshot_hashes text [];
+    copy uuid;
+    locked bigint;
 BEGIN
     PERFORM agent_state._bind(agent, true);
     PERFORM agent_state._need(entry, 'entry');
     PERFORM agent_state._need_text(reason, 'reason', 10000);
+    -- The agents of the lineage first (fork_agent keeps entry ids, so an entry
+    -- may have copies there), until no new fork joins it: a fork holds its
+    -- origin's row (_lock_agent) until it commits, so none can copy the entry
+    -- while it is being redacted, and one that committed meanwhile is seen here.
+    -- The rows are updated (to themselves), not only locked, so that a fork in a
+    -- REPEATABLE READ transaction whose snapshot predates this redaction fails
+    -- with 40001 instead of copying the text from that snapshot.
+    LOOP
+        PERFORM FROM agent_state.agents AS a
+        WHERE a.runtime_agent_id IN (SELECT l FROM agent_state._lineage(agent) AS l)
+        ORDER BY a.runtime_agent_id
+        FOR NO KEY UPDATE;
+        UPDATE agent_state.agents AS a SET handle = a.handle
+        WHERE a.runtime_agent_id IN (SELECT l FROM agent_state._lineage(agent) AS l);
+        GET DIAGNOSTICS locked = ROW_COUNT;
+        EXIT WHEN locked = (SELECT pg_catalog.count(*) FROM agent_state._lineage(agent));
+    END LOOP;
+    -- Then the entry and every copy of it are locked, in agent order, so that two redactions of one
+    -- entry through different agents of a lineage wait for each other, never
+    -- deadlock; the checks below then read what the other committed.
     PERFORM FROM agent_state.memory_entries AS e
-    WHERE e.runtime_agent_id = agent AND e.entry_id = entry
+    WHERE e.runtime_agent_id IN (SELECT l FROM agent_state._lineage(agent) AS l)
+      AND e.entry_id = entry
+    ORDER BY e.runtime_agent_id
     FOR NO KEY UPDATE;
-    IF NOT FOUND THEN
+    IF NOT EXISTS (
+        SELECT FROM agent_state.memory_entries AS e
+        WHERE e.runtime_agent_id = agent AND e.entry_id = entry
+    ) THEN
         PERFORM agent_state._missing('memory entry', 'entry', entry,
             EXISTS (SELECT FROM agent_state.memory_entries AS e WHERE e.entry_id = entry));
     END IF;
@@ -31,43 +56,19 @@ BEGIN
             MESSAGE = pg_catalog.format('entry: memory entry %s is already redacted', entry);
     END IF;
 
-    -- The sha256 of each distinct text removed, oldest revision first.
-    SELECT coalesce(pg_catalog.array_agg(h.sha ORDER BY h.first_rev), '{}') INTO removed
-    FROM (
-        SELECT pg_catalog.encode(pg_catalog.sha256(pg_catalog.convert_to(r.body, 'UTF8')), 'hex') AS sha,
-               pg_catalog.min(r.revision) AS first_rev
-        FROM agent_state.memory_revisions AS r
-        WHERE r.runtime_agent_id = agent AND r.entry_id = entry
-        GROUP BY 1
-    ) AS h;
-
-    -- The redaction row comes first: it is what authorises the rewrites below
-    -- (_redaction_allowed), in this transaction only. Its completeness check runs
-    -- at commit even when the caller set constraints immediate.
-    SET CONSTRAINTS agent_state.memory_redactions_complete_check DEFERRED;
-    INSERT INTO agent_state.memory_redactions (runtime_agent_id, entry_id, reason, removed_sha256)
-    VALUES (agent, entry, reason, removed);
-
-    UPDATE agent_state.memory_revisions AS r
-    SET body = '[redacted]'
-    WHERE r.runtime_agent_id = agent AND r.entry_id = entry;
-
-    UPDATE agent_state.memory_entries AS e
-    SET body = '[redacted]', live = false
-    WHERE e.runtime_agent_id = agent AND e.entry_id = entry;
-
-    -- Embeddings and LangGraph item values are derived from the removed text.
-    DELETE FROM agent_state.memory_embeddings AS x
-    WHERE x.runtime_agent_id = agent AND x.entry_id = entry;
-    DELETE FROM agent_state.graph_item_values AS x
-    WHERE x.runtime_agent_id = agent AND x.entry_id = entry;
-
-    snapshot_hashes := agent_state._redact_snapshots(agent, entry);
-    IF pg_catalog.cardinality(snapshot_hashes) > 0 THEN
-        UPDATE agent_state.memory_redactions AS d
-        SET removed_sha256 = d.removed_sha256 || snapshot_hashes
-        WHERE d.runtime_agent_id = agent AND d.entry_id = entry;
-    END IF;
+    -- Each copy not redacted yet gets its own redaction record.
+    FOR copy IN
+        SELECT e.runtime_agent_id
+        FROM agent_state.memory_entries AS e
+        WHERE e.runtime_agent_id IN (SELECT l FROM agent_state._lineage(agent) AS l)
+          AND e.entry_id = entry
+          AND NOT EXISTS (
+              SELECT FROM agent_state.memory_redactions AS d
+              WHERE d.runtime_agent_id = e.runtime_agent_id AND d.entry_id = e.entry_id)
+        ORDER BY e.runtime_agent_id
+    LOOP
+        PERFORM agent_state._redact_entry(copy, entry, reason);
+    END LOOP;
 END
 $$;
 
@@ -77,4 +78,5 @@ COMMENT ON FUNCTION agent_state.redact(uuid, uuid, text) IS
 '''[redacted]'', and erases their embeddings and LangGraph item values; keeps the operation log, subjects and provenance, and records who, when, why '
 'and the sha256 of each text removed (memory_redactions). reason required (22004/22023). '
 'Forgotten entries can be redacted; redacting twice: 55000. Unknown entry: P0002 (23503 if '
-'another perspective''s).';
+'another perspective''s). The copies of the entry in every agent of its lineage (fork_agent: '
+'the origin, its forks and theirs) are redacted with it, each with its own record.';

@@ -13,7 +13,8 @@
 --   each agent's current row as its revision 1; agents keeps only the handle.
 -- * History as the product: tool_grants(as_of), export_markdown(as_of),
 --   timeline(), restore_agent() (a memory revision may now restore an entry;
---   agent_restores logs each restore).
+--   agent_restores logs each restore), fork_agent() and fork_origin()
+--   (agent_forks); redact follows an entry into the copies of its lineage.
 -- * Rights come only from memberships that lend them (USAGE, not MEMBER); a
 --   session whose SET ROLE membership was revoked is refused; EXECUTE granted on
 --   a function to any other role is taken back.
@@ -68,7 +69,7 @@ CREATE INDEX memory_revisions_time_idx
 ON agent_state.memory_revisions (runtime_agent_id, created_at);
 
 -- restore_agent: a memory revision may restore a forgotten entry, and each
--- restore is logged (sql/memory.sql, sql/history.sql).
+-- restore is logged; forks record their origin (sql/memory.sql, sql/history.sql).
 ALTER TABLE agent_state.memory_revisions DROP CONSTRAINT memory_revisions_operation_check;
 ALTER TABLE agent_state.memory_revisions ADD CONSTRAINT memory_revisions_operation_check CHECK (
     operation IN ('create', 'amend', 'forget', 'restore')

@@ -18,3 +18,6 @@ BEGIN
     PERFORM agent_state.restore_agent(agent, good, 'lifecycle restore');
 END
 $restore$;
+-- A fork (agent_forks, and a copy of every table the fork copies).
+SELECT agent_state.fork_agent(a.runtime_agent_id, 'lifecycle-fork', display_name => 'Lifecycle, forked')
+FROM agent_state.agents AS a WHERE a.handle = 'lifecycle';

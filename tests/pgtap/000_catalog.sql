@@ -216,7 +216,7 @@ SELECT is_empty($$
     WHERE p.pronamespace = 'agent_state'::regnamespace
       AND p.proname LIKE '\_%'
       AND p.proname NOT IN ('_caller', '_caller_is_operator', '_hosted_agents', '_restoring',
-                            '_own_write')
+                            '_own_write', '_copying')
       AND (pg_catalog.has_function_privilege('agent_state_runtime', p.oid, 'EXECUTE')
            OR pg_catalog.has_function_privilege('agent_state_operator', p.oid, 'EXECUTE'))
 $$, 'internal helpers are not executable by clients (only the RLS policy and trigger WHEN helpers are)');

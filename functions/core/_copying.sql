@@ -1,0 +1,25 @@
+-- Is the extension's own code copying rows that were stamped when first written
+-- (fork_agent)? Such rows keep their stamps and numbers: the stamp and
+-- numbering triggers skip a row when this holds and its created_at is from
+-- before the current statement began (checked first, in the trigger's WHEN
+-- clause: ordinary rows carry the default, clock_timestamp(), which never is).
+-- Both parts are needed: fork_agent sets agent_state.copying for its own run
+-- only (a SET clause, undone when it returns), but a client can set it too, so
+-- the row must also be written by the extension's code (_own_write), which
+-- never writes created_at except in a copy; and the owner's own direct DML,
+-- which counts as the extension's, is stamped unless it sets the flag as well
+-- (the owner can switch triggers off anyway).
+--
+-- SECURITY INVOKER on purpose (it reads the writer's current_user), so it is
+-- granted to the group roles like the other WHEN helpers (sql/privileges.sql).
+CREATE FUNCTION agent_state._copying()
+RETURNS boolean
+LANGUAGE plpgsql
+STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    RETURN pg_catalog.current_setting('agent_state.copying', true) IS NOT DISTINCT FROM 'on'
+        AND agent_state._own_write();
+END
+$$;
