@@ -48,6 +48,7 @@ ROWS: dict[str, tuple[str, str]] = {
     "active_persona": ("MaybeOne", "ActivePersona"),
     "authorize_tool": ("One", "ToolAuthorization"),
     "context_for": ("Many", "RecallHit"),
+    "fork_origin": ("MaybeOne", "ForkOrigin"),
     "graph_item_put": ("One", "MemoryRef"),
     "graph_item_search": ("Many", "GraphItem"),
     "graph_list": ("Many", "GraphCheckpoint"),

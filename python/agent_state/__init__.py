@@ -69,6 +69,7 @@ from .errors import (
 )
 from .results import (
     ActivePersona,
+    ForkOrigin,
     GraphCheckpoint,
     GraphItem,
     GraphNamespace,
@@ -119,6 +120,7 @@ __all__ = [
     "Duplicate",
     "Embedder",
     "Error",
+    "ForkOrigin",
     "GraphCheckpoint",
     "GraphItem",
     "GraphNamespace",

@@ -17,6 +17,7 @@ from . import _functions as F
 from ._calls import JSON, Fn, Id, R
 from .results import (
     ActivePersona,
+    ForkOrigin,
     GraphCheckpoint,
     GraphItem,
     GraphNamespace,
@@ -300,6 +301,45 @@ class StoreAPI:
             entry=entry,
             expected_revision=expected_revision,
             reason=reason,
+        )
+
+    def fork_agent(
+        self,
+        *,
+        agent: Id,
+        handle: str,
+        as_of: datetime | None = None,
+        display_name: str | None = None,
+    ) -> UUID:
+        """fork_agent(agent, handle, as_of => null, display_name => null) -> uuid (operator): a new
+        agent with a copy of the state as it was at as_of (default and at most now): persona,
+        profile and tool-grant revisions, actors and identity links, conversations and messages with
+        their audiences, memory entries with their revisions, evidence, imports, the sharing grants
+        in force then and the embeddings of the copied revisions; ids, revision numbers and stamps
+        kept. Not copied: hosting, runs, LangGraph payloads. display_name: a new profile revision of
+        the fork. handle taken: 23505; an as_of before the agent had any state: 22023. fork_origin
+        tells where a fork came from; redact follows an entry into every copy.
+        """
+        return self._call(
+            F.fork_agent,
+            agent=agent,
+            handle=handle,
+            as_of=as_of,
+            display_name=display_name,
+        )
+
+    def fork_origin(
+        self,
+        *,
+        agent: Id,
+    ) -> ForkOrigin | None:
+        """fork_origin(agent) -> table(origin, as_of, forked_at, forked_by) (operator): the agent
+        this one was forked from, the moment its state was copied as of, when and by whom; no row
+        when the agent is not a fork.
+        """
+        return self._call(
+            F.fork_origin,
+            agent=agent,
         )
 
     def grant_hosting(
@@ -1025,7 +1065,9 @@ class StoreAPI:
         '[redacted]', and erases their embeddings and LangGraph item values; keeps the operation
         log, subjects and provenance, and records who, when, why and the sha256 of each text removed
         (memory_redactions). reason required (22004/22023). Forgotten entries can be redacted;
-        redacting twice: 55000. Unknown entry: P0002 (23503 if another perspective's).
+        redacting twice: 55000. Unknown entry: P0002 (23503 if another perspective's). The copies of
+        the entry in every agent of its lineage (fork_agent: the origin, its forks and theirs) are
+        redacted with it, each with its own record.
         """
         return self._call(
             F.redact,
@@ -1627,6 +1669,45 @@ class AsyncStoreAPI:
             entry=entry,
             expected_revision=expected_revision,
             reason=reason,
+        )
+
+    async def fork_agent(
+        self,
+        *,
+        agent: Id,
+        handle: str,
+        as_of: datetime | None = None,
+        display_name: str | None = None,
+    ) -> UUID:
+        """fork_agent(agent, handle, as_of => null, display_name => null) -> uuid (operator): a new
+        agent with a copy of the state as it was at as_of (default and at most now): persona,
+        profile and tool-grant revisions, actors and identity links, conversations and messages with
+        their audiences, memory entries with their revisions, evidence, imports, the sharing grants
+        in force then and the embeddings of the copied revisions; ids, revision numbers and stamps
+        kept. Not copied: hosting, runs, LangGraph payloads. display_name: a new profile revision of
+        the fork. handle taken: 23505; an as_of before the agent had any state: 22023. fork_origin
+        tells where a fork came from; redact follows an entry into every copy.
+        """
+        return await self._call(
+            F.fork_agent,
+            agent=agent,
+            handle=handle,
+            as_of=as_of,
+            display_name=display_name,
+        )
+
+    async def fork_origin(
+        self,
+        *,
+        agent: Id,
+    ) -> ForkOrigin | None:
+        """fork_origin(agent) -> table(origin, as_of, forked_at, forked_by) (operator): the agent
+        this one was forked from, the moment its state was copied as of, when and by whom; no row
+        when the agent is not a fork.
+        """
+        return await self._call(
+            F.fork_origin,
+            agent=agent,
         )
 
     async def grant_hosting(
@@ -2352,7 +2433,9 @@ class AsyncStoreAPI:
         '[redacted]', and erases their embeddings and LangGraph item values; keeps the operation
         log, subjects and provenance, and records who, when, why and the sha256 of each text removed
         (memory_redactions). reason required (22004/22023). Forgotten entries can be redacted;
-        redacting twice: 55000. Unknown entry: P0002 (23503 if another perspective's).
+        redacting twice: 55000. Unknown entry: P0002 (23503 if another perspective's). The copies of
+        the entry in every agent of its lineage (fork_agent: the origin, its forks and theirs) are
+        redacted with it, each with its own record.
         """
         return await self._call(
             F.redact,

@@ -13,6 +13,7 @@ from uuid import UUID
 from ._calls import Fn, Many, MaybeOne, One, Param, Scalar, Void
 from .results import (
     ActivePersona,
+    ForkOrigin,
     GraphCheckpoint,
     GraphItem,
     GraphNamespace,
@@ -172,6 +173,26 @@ forget = Fn(
     ),
     "integer",
     Scalar[int](),
+)
+
+fork_agent = Fn(
+    "fork_agent",
+    (
+        Param("agent", "uuid"),
+        Param("handle", "text"),
+        Param("as_of", "timestamp with time zone", default=True),
+        Param("display_name", "text", default=True),
+    ),
+    "uuid",
+    Scalar[UUID](),
+)
+
+fork_origin = Fn(
+    "fork_origin",
+    (Param("agent", "uuid"),),
+    "TABLE(origin uuid, as_of timestamp with time zone, forked_at timestamp with time zone,"
+    " forked_by text)",
+    MaybeOne(ForkOrigin),
 )
 
 grant_hosting = Fn(
@@ -785,6 +806,8 @@ FUNCTIONS: dict[str, Fn[Any]] = {
     "export_markdown": export_markdown,
     "finish_run": finish_run,
     "forget": forget,
+    "fork_agent": fork_agent,
+    "fork_origin": fork_origin,
     "grant_hosting": grant_hosting,
     "grant_tool": grant_tool,
     "graph_copy_thread": graph_copy_thread,

@@ -14,6 +14,7 @@ from uuid import UUID
 
 __all__ = [
     "ActivePersona",
+    "ForkOrigin",
     "GraphCheckpoint",
     "GraphItem",
     "GraphNamespace",
@@ -51,6 +52,16 @@ class RestoreChange:
     object: str | None
     operation: str
     revision: int
+
+
+@dataclass(frozen=True, slots=True)
+class ForkOrigin:
+    """The row of ``fork_origin``: where a fork came from."""
+
+    origin: UUID
+    as_of: datetime
+    forked_at: datetime
+    forked_by: str
 
 
 @dataclass(frozen=True, slots=True)
