@@ -102,6 +102,36 @@ def test_an_include_added_to_a_released_script_fails_make_lint(tree: Path) -> No
     assert "agent_state--0.2.0.sql" in result.stderr and "build directive" in result.stderr
 
 
+def test_an_include_added_to_a_released_upgrade_step_fails_make_lint(tree: Path) -> None:
+    path = tree / FROZEN_STEP
+    path.write_text(path.read_text() + "-- include: functions/core/version.sql\n")
+    result = make("lint-releases", cwd=tree)
+    assert result.returncode != 0
+    assert FROZEN_STEP in result.stderr and "build directive" in result.stderr
+
+
+def test_make_lint_runs_the_release_lint_and_fails_with_it(tree: Path) -> None:
+    # `make lint` is the run_suite lint stages; the release stage is one of them,
+    # and run through run_suite it fails the run on an edited released script.
+    lint_recipe = next(
+        line
+        for line in (tree / "Makefile").read_text().splitlines()
+        if "run_suite.py --stages" in line and "sqlfluff" in line
+    )
+    assert "releases" in lint_recipe.split("--stages", 1)[1].split()[0].split(",")
+    path = tree / "sql" / "releases" / "agent_state--0.1.0.sql"
+    path.write_text(path.read_text().replace("CREATE", "CREATE ", 1))
+    result = subprocess.run(
+        ["python3", "tests/run_suite.py", "--stages", "releases"],
+        cwd=tree,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode != 0, result.stdout
+    assert "changed since it was released" in result.stdout + result.stderr
+
+
 def test_a_release_without_a_path_to_the_default_fails_the_lint(tree: Path) -> None:
     (tree / "sql" / "updates" / "agent_state--0.2.0--0.3.0.sql").unlink()
     problems = release.check(tree)
