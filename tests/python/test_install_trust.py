@@ -104,6 +104,34 @@ def test_a_schema_another_role_may_create_in_is_refused(
 
 
 @pytest.mark.parametrize("mode", MODES)
+def test_an_upgrade_into_a_schema_another_role_may_create_in_is_refused(
+    admin_dsn: str, evil: str, mode: str
+) -> None:
+    """0.2.0 had no event trigger: CREATE granted on its schema afterwards, and an
+    overload planted there, must stop the upgrade before it runs anything."""
+    skip_without_extension(admin_dsn, mode)
+    if mode == "extension" and not lc.extension_available(admin_dsn, "0.2.0"):
+        pytest.skip("agent_state 0.2.0 extension files are not installed on this server")
+    with lc.scratch_db(admin_dsn, "trust_upgrade") as db:
+        lc.install(db, mode, "0.2.0")
+        with psycopg.connect(db, autocommit=True) as conn:
+            conn.execute(f"GRANT USAGE, CREATE ON SCHEMA agent_state TO {evil}")
+        with as_role(db, evil) as conn:
+            conn.execute(OVERLOAD)
+        with pytest.raises((psycopg.Error, agent_state.Error)) as info:
+            if mode == "extension":
+                with psycopg.connect(db, autocommit=True) as conn:
+                    conn.execute("ALTER EXTENSION agent_state UPDATE")
+            else:
+                agent_state.install(db)
+        assert getattr(info.value, "sqlstate", None) == "42501", info.value
+        with psycopg.connect(db) as conn:
+            assert conn.execute("SELECT agent_state.version()").fetchone() == ("0.2.0",)
+            row = conn.execute("SELECT rolsuper FROM pg_roles WHERE rolname = %s", [evil])
+            assert row.fetchone() == (False,)
+
+
+@pytest.mark.parametrize("mode", MODES)
 def test_default_privileges_in_the_schema_are_refused(admin_dsn: str, evil: str, mode: str) -> None:
     skip_without_extension(admin_dsn, mode)
     with lc.scratch_db(admin_dsn, "trust_defacl") as db:
