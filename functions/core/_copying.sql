@@ -4,7 +4,7 @@
 -- before the current statement began (checked first, in the trigger's WHEN
 -- clause: ordinary rows carry the default, clock_timestamp(), which never is).
 -- Both parts are needed: fork_agent sets agent_state.copying for its own run
--- only (a SET clause, undone when it returns), but a client can set it too, so
+-- only (set_config around its copy statement), but a client can set it too, so
 -- the row must also be written by the extension's code (_own_write), which
 -- never writes created_at except in a copy; and the owner's own direct DML,
 -- which counts as the extension's, is stamped unless it sets the flag as well

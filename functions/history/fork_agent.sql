@@ -27,8 +27,6 @@ SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
 -- Full-text parsing of a word over 2,047 characters raises a NOTICE per row: noise.
 SET client_min_messages = warning
--- The copies keep their stamps and numbers (_copying).
-SET agent_state.copying = on
 AS $$
 #variable_conflict use_variable
 DECLARE
@@ -37,6 +35,7 @@ DECLARE
     moment timestamptz;
     active_rev integer;
     prof record;
+    flag text := pg_catalog.current_setting('agent_state.copying', true);
 BEGIN
     PERFORM agent_state._bind(origin, true);
     -- Held until commit: a redaction of the origin's entries waits for the fork
@@ -74,6 +73,11 @@ BEGIN
     ORDER BY a.created_at DESC, a.activation_id DESC
     LIMIT 1;
 
+    -- The copies keep their stamps and numbers (_copying). Set here for this
+    -- statement only, not by a SET clause: a role without superuser may not
+    -- create a function that sets a parameter no module defines. An error undoes
+    -- it with the (sub)transaction.
+    PERFORM pg_catalog.set_config('agent_state.copying', 'on', true);
     WITH
     profile AS (
         INSERT INTO agent_state.profile_revisions
@@ -214,6 +218,7 @@ BEGIN
         (runtime_agent_id, entry_id, revision, model, dimensions, embedding, created_at, created_by)
     SELECT fork, x.entry_id, x.revision, x.model, x.dimensions, x.embedding, x.created_at, x.created_by
     FROM embedded AS x;
+    PERFORM pg_catalog.set_config('agent_state.copying', coalesce(flag, ''), true);
 
     -- A new display name is a new profile revision of the fork, stamped now.
     IF display_name IS NOT NULL THEN

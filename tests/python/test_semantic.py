@@ -435,3 +435,29 @@ def test_index_embeddings_needs_pgvector(fresh_db_dsn: str) -> None:
             pytest.skip("the template has pgvector")
         with pytest.raises(psycopg.errors.FeatureNotSupported, match="pgvector"):
             conn.execute("SELECT agent_state.index_embeddings('m', 8)")
+
+
+def test_a_fork_carries_the_embeddings_of_its_revisions(vstore: Store) -> None:
+    """fork_agent copies the embeddings of the revisions it copies (SPEC section 13):
+    the fork ranks by meaning as the origin does, with nothing left pending; a
+    redaction in the fork erases the origin's embeddings too."""
+    sc = scene(vstore)
+    agent = sc["agent"]
+    vstore.embed_pending(agent=agent)
+    fork = vstore.fork_agent(agent=agent, handle=f"sem-fork-{uuid4()}")
+    assert vstore.pending_embeddings(agent=fork, model="fake") == []
+    question = "what is Alice allergic to?"
+
+    def ranked(a: Any) -> list[tuple[Any, int, str]]:
+        return [
+            (h.entry, h.revision, h.body)
+            for h in vstore.recall(
+                agent=a, query=None, conversation=sc["dm"],
+                query_embedding=fake_embedder([question])[0], embedding_model="fake",
+            )
+        ]  # fmt: skip
+
+    assert ranked(fork) == ranked(agent) != []
+    vstore.redact(agent=fork, entry=sc["peanuts"].entry, reason="erase everywhere")
+    assert [e.entry for e in ranked(agent)] == [sc["lisbon"].entry]
+    assert ranked(fork) == ranked(agent)
