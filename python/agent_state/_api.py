@@ -17,6 +17,8 @@ from . import _functions as F
 from ._calls import JSON, Fn, Id, R
 from .results import (
     ActivePersona,
+    AgentSummary,
+    ConversationSummary,
     ForkOrigin,
     GraphCheckpoint,
     GraphItem,
@@ -24,11 +26,13 @@ from .results import (
     MemoryRef,
     MemoryRevision,
     MemoryState,
+    MemorySummary,
     PendingEmbedding,
     PersonaRevision,
     ProfileRevision,
     RecallHit,
     RestoreChange,
+    RunSummary,
     SnapshotSource,
     TimelineEvent,
     ToolAuthorization,
@@ -259,6 +263,19 @@ class StoreAPI:
             F.export_markdown,
             agent=agent,
             as_of=as_of,
+        )
+
+    def find_agent(
+        self,
+        *,
+        handle: str,
+    ) -> UUID:
+        """find_agent(handle) -> uuid: the agent with that handle, if the caller may act for it;
+        P0002 otherwise, whether or not such an agent exists. handle null: 22004.
+        """
+        return self._call(
+            F.find_agent,
+            handle=handle,
         )
 
     def finish_run(
@@ -714,6 +731,65 @@ class StoreAPI:
             actor=actor,
             connector=connector,
             external_id=external_id,
+        )
+
+    def list_agents(self) -> list[AgentSummary]:
+        """list_agents() -> table(agent, handle, display_name, created_at): the agents the caller
+        may act for right now (operators: every agent; runtimes: the agents they host; any other
+        role: none), oldest first. display_name is the current profile's.
+        """
+        return self._call(F.list_agents)
+
+    def list_conversations(
+        self,
+        *,
+        agent: Id,
+        max_results: int | None = None,
+    ) -> list[ConversationSummary]:
+        """list_conversations(agent, max_results => 100) -> table(conversation, connector,
+        external_ref, kind, created_at): the agent's conversations, newest first by creation.
+        max_results from 1 to 10000.
+        """
+        return self._call(
+            F.list_conversations,
+            agent=agent,
+            max_results=max_results,
+        )
+
+    def list_memories(
+        self,
+        *,
+        agent: Id,
+        include_forgotten: bool | None = None,
+        max_results: int | None = None,
+    ) -> list[MemorySummary]:
+        """list_memories(agent, include_forgotten => false, max_results => 100) -> table(entry,
+        revision, live, body, subject, visibility, source_type, created_at, revised_at): the agent's
+        memory entries (live ones; with include_forgotten, forgotten and redacted ones too), newest
+        first by creation, each in its current state. No eligibility is applied: this is a listing
+        for the agent's operators and runtimes, not retrieval. max_results from 1 to 10000.
+        """
+        return self._call(
+            F.list_memories,
+            agent=agent,
+            include_forgotten=include_forgotten,
+            max_results=max_results,
+        )
+
+    def list_runs(
+        self,
+        *,
+        agent: Id,
+        max_results: int | None = None,
+    ) -> list[RunSummary]:
+        """list_runs(agent, max_results => 100) -> table(run, conversation, status, continued_from,
+        created_at, finished_at, spent_tokens, spent_cost_usd, spent_tool_calls): the agent's runs,
+        newest first by creation. max_results from 1 to 10000.
+        """
+        return self._call(
+            F.list_runs,
+            agent=agent,
+            max_results=max_results,
         )
 
     def memory_entry(
@@ -1629,6 +1705,19 @@ class AsyncStoreAPI:
             as_of=as_of,
         )
 
+    async def find_agent(
+        self,
+        *,
+        handle: str,
+    ) -> UUID:
+        """find_agent(handle) -> uuid: the agent with that handle, if the caller may act for it;
+        P0002 otherwise, whether or not such an agent exists. handle null: 22004.
+        """
+        return await self._call(
+            F.find_agent,
+            handle=handle,
+        )
+
     async def finish_run(
         self,
         *,
@@ -2082,6 +2171,65 @@ class AsyncStoreAPI:
             actor=actor,
             connector=connector,
             external_id=external_id,
+        )
+
+    async def list_agents(self) -> list[AgentSummary]:
+        """list_agents() -> table(agent, handle, display_name, created_at): the agents the caller
+        may act for right now (operators: every agent; runtimes: the agents they host; any other
+        role: none), oldest first. display_name is the current profile's.
+        """
+        return await self._call(F.list_agents)
+
+    async def list_conversations(
+        self,
+        *,
+        agent: Id,
+        max_results: int | None = None,
+    ) -> list[ConversationSummary]:
+        """list_conversations(agent, max_results => 100) -> table(conversation, connector,
+        external_ref, kind, created_at): the agent's conversations, newest first by creation.
+        max_results from 1 to 10000.
+        """
+        return await self._call(
+            F.list_conversations,
+            agent=agent,
+            max_results=max_results,
+        )
+
+    async def list_memories(
+        self,
+        *,
+        agent: Id,
+        include_forgotten: bool | None = None,
+        max_results: int | None = None,
+    ) -> list[MemorySummary]:
+        """list_memories(agent, include_forgotten => false, max_results => 100) -> table(entry,
+        revision, live, body, subject, visibility, source_type, created_at, revised_at): the agent's
+        memory entries (live ones; with include_forgotten, forgotten and redacted ones too), newest
+        first by creation, each in its current state. No eligibility is applied: this is a listing
+        for the agent's operators and runtimes, not retrieval. max_results from 1 to 10000.
+        """
+        return await self._call(
+            F.list_memories,
+            agent=agent,
+            include_forgotten=include_forgotten,
+            max_results=max_results,
+        )
+
+    async def list_runs(
+        self,
+        *,
+        agent: Id,
+        max_results: int | None = None,
+    ) -> list[RunSummary]:
+        """list_runs(agent, max_results => 100) -> table(run, conversation, status, continued_from,
+        created_at, finished_at, spent_tokens, spent_cost_usd, spent_tool_calls): the agent's runs,
+        newest first by creation. max_results from 1 to 10000.
+        """
+        return await self._call(
+            F.list_runs,
+            agent=agent,
+            max_results=max_results,
         )
 
     async def memory_entry(

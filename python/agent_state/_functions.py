@@ -13,6 +13,8 @@ from uuid import UUID
 from ._calls import Fn, Many, MaybeOne, One, Param, Scalar, Void
 from .results import (
     ActivePersona,
+    AgentSummary,
+    ConversationSummary,
     ForkOrigin,
     GraphCheckpoint,
     GraphItem,
@@ -20,11 +22,13 @@ from .results import (
     MemoryRef,
     MemoryRevision,
     MemoryState,
+    MemorySummary,
     PendingEmbedding,
     PersonaRevision,
     ProfileRevision,
     RecallHit,
     RestoreChange,
+    RunSummary,
     SnapshotSource,
     TimelineEvent,
     ToolAuthorization,
@@ -149,6 +153,13 @@ export_markdown = Fn(
     ),
     "text",
     Scalar[str](),
+)
+
+find_agent = Fn(
+    "find_agent",
+    (Param("handle", "text"),),
+    "uuid",
+    Scalar[UUID](),
 )
 
 finish_run = Fn(
@@ -400,6 +411,49 @@ link_identity = Fn(
     ),
     "void",
     Void(),
+)
+
+list_agents = Fn(
+    "list_agents",
+    (),
+    "TABLE(agent uuid, handle text, display_name text, created_at timestamp with time zone)",
+    Many(AgentSummary),
+)
+
+list_conversations = Fn(
+    "list_conversations",
+    (
+        Param("agent", "uuid"),
+        Param("max_results", "integer", default=True),
+    ),
+    "TABLE(conversation uuid, connector text, external_ref text, kind text, created_at"
+    " timestamp with time zone)",
+    Many(ConversationSummary),
+)
+
+list_memories = Fn(
+    "list_memories",
+    (
+        Param("agent", "uuid"),
+        Param("include_forgotten", "boolean", default=True),
+        Param("max_results", "integer", default=True),
+    ),
+    "TABLE(entry uuid, revision integer, live boolean, body text, subject uuid, visibility"
+    " text, source_type text, created_at timestamp with time zone, revised_at timestamp with"
+    " time zone)",
+    Many(MemorySummary),
+)
+
+list_runs = Fn(
+    "list_runs",
+    (
+        Param("agent", "uuid"),
+        Param("max_results", "integer", default=True),
+    ),
+    "TABLE(run uuid, conversation uuid, status text, continued_from uuid, created_at timestamp"
+    " with time zone, finished_at timestamp with time zone, spent_tokens numeric, spent_cost_usd"
+    " numeric, spent_tool_calls bigint)",
+    Many(RunSummary),
 )
 
 memory_entry = Fn(
@@ -804,6 +858,7 @@ FUNCTIONS: dict[str, Fn[Any]] = {
     "continue_run": continue_run,
     "create_agent": create_agent,
     "export_markdown": export_markdown,
+    "find_agent": find_agent,
     "finish_run": finish_run,
     "forget": forget,
     "fork_agent": fork_agent,
@@ -824,6 +879,10 @@ FUNCTIONS: dict[str, Fn[Any]] = {
     "import_markdown": import_markdown,
     "index_embeddings": index_embeddings,
     "link_identity": link_identity,
+    "list_agents": list_agents,
+    "list_conversations": list_conversations,
+    "list_memories": list_memories,
+    "list_runs": list_runs,
     "memory_entry": memory_entry,
     "memory_history": memory_history,
     "note": note,

@@ -9,11 +9,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from decimal import Decimal
 from typing import Any
 from uuid import UUID
 
 __all__ = [
     "ActivePersona",
+    "AgentSummary",
+    "ConversationSummary",
     "ForkOrigin",
     "GraphCheckpoint",
     "GraphItem",
@@ -21,11 +24,13 @@ __all__ = [
     "MemoryRef",
     "MemoryRevision",
     "MemoryState",
+    "MemorySummary",
     "PendingEmbedding",
     "PersonaRevision",
     "ProfileRevision",
     "RecallHit",
     "RestoreChange",
+    "RunSummary",
     "SnapshotSource",
     "TimelineEvent",
     "ToolAuthorization",
@@ -52,6 +57,57 @@ class RestoreChange:
     object: str | None
     operation: str
     revision: int
+
+
+@dataclass(frozen=True, slots=True)
+class AgentSummary:
+    """One row of ``list_agents``: an agent the caller may act for."""
+
+    agent: UUID
+    handle: str
+    display_name: str | None
+    created_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class ConversationSummary:
+    """One row of ``list_conversations``."""
+
+    conversation: UUID
+    connector: str
+    external_ref: str
+    kind: str
+    created_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class RunSummary:
+    """One row of ``list_runs``: a run and what it spent."""
+
+    run: UUID
+    conversation: UUID | None
+    status: str
+    continued_from: UUID | None
+    created_at: datetime
+    finished_at: datetime | None
+    spent_tokens: Decimal
+    spent_cost_usd: Decimal
+    spent_tool_calls: int
+
+
+@dataclass(frozen=True, slots=True)
+class MemorySummary:
+    """One row of ``list_memories``: an entry in its current state."""
+
+    entry: UUID
+    revision: int
+    live: bool
+    body: str
+    subject: UUID | None
+    visibility: str
+    source_type: str
+    created_at: datetime
+    revised_at: datetime
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,6 +15,8 @@
 --   timeline(), restore_agent() (a memory revision may now restore an entry;
 --   agent_restores logs each restore), fork_agent() and fork_origin()
 --   (agent_forks); redact follows an entry into the copies of its lineage.
+-- * Discovery: list_agents(), find_agent(), list_conversations(), list_runs(),
+--   list_memories().
 -- * Rights come only from memberships that lend them (USAGE, not MEMBER); a
 --   session whose SET ROLE membership was revoked is refused; EXECUTE granted on
 --   a function to any other role is taken back.

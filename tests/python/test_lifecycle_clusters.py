@@ -42,6 +42,12 @@ READ_VERBS = {
     "tool_grants": "SELECT * FROM agent_state.tool_grants(agent => %(agent)s)",
     "profile_history": "SELECT * FROM agent_state.profile_history(agent => %(agent)s)",
     "timeline": "SELECT * FROM agent_state.timeline(agent => %(agent)s)",
+    "list_agents": "SELECT * FROM agent_state.list_agents()",
+    "find_agent": "SELECT agent_state.find_agent(handle => 'lifecycle')",
+    "list_conversations": "SELECT * FROM agent_state.list_conversations(agent => %(agent)s)",
+    "list_runs": "SELECT * FROM agent_state.list_runs(agent => %(agent)s)",
+    "list_memories": "SELECT * FROM agent_state.list_memories(agent => %(agent)s,"
+    " include_forgotten => true)",
     "version": "SELECT agent_state.version()",
     # Not a read verb of SPEC, but a lookup of what exists should not need to write.
     "open_conversation of an existing one": "SELECT agent_state.open_conversation("
