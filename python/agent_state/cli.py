@@ -1,9 +1,10 @@
-"""``agent-state``: install, demo, recall, history, export.
+"""``agent-state``: install, demo, recall, history, export, timeline, fork, restore.
 
 Every command works against ``--dsn`` (default ``$AGENT_STATE_DSN``, else
 ``$DATABASE_URL``). With no DSN at all it starts a throwaway PostgreSQL from the local
 server binaries, installs the bundled SQL into it, runs the command and removes the
-cluster again.
+cluster again; ``timeline``, ``fork`` and ``restore``, which only make sense on an
+existing agent, say instead that they need a DSN.
 """
 
 from __future__ import annotations
@@ -20,7 +21,14 @@ from uuid import UUID
 from . import __version__
 from ._install import install
 from .errors import Error, NotInstalled
-from .results import MemoryRevision, PersonaRevision, RecallHit, ToolGrantRevision
+from .results import (
+    MemoryRevision,
+    PersonaRevision,
+    RecallHit,
+    RestoreChange,
+    TimelineEvent,
+    ToolGrantRevision,
+)
 from .store import Store, connect, default_dsn
 
 __all__ = ["main"]
@@ -74,6 +82,27 @@ def _print_grants(out: TextIO, rows: Sequence[ToolGrantRevision]) -> None:
         )
 
 
+def _instant(ts: datetime) -> str:
+    """A moment to the microsecond, in a form ``--as-of``, ``--since`` and ``--until`` take."""
+    return ts.isoformat()
+
+
+def _print_timeline(out: TextIO, rows: Sequence[TimelineEvent]) -> None:
+    if not rows:
+        out.write("(no changes)\n")
+    for r in rows:
+        revision = "-" if r.revision is None else f"r{r.revision}"
+        out.write(
+            f"{_instant(r.at)}  {r.kind:<7}  {r.object or '-'}  {r.operation:<8}  "
+            f"{revision}  by {r.changed_by}\n"
+        )
+
+
+def _print_restored(out: TextIO, rows: Sequence[RestoreChange]) -> None:
+    for r in rows:
+        out.write(f"{r.kind:<7}  {r.object or '-'}  {r.operation:<8}  r{r.revision}\n")
+
+
 # ------------------------------------------------------------------ commands
 
 
@@ -117,6 +146,58 @@ def _cmd_history(store: Store, args: argparse.Namespace, out: TextIO) -> None:
 
 def _cmd_export(store: Store, args: argparse.Namespace, out: TextIO) -> None:
     out.write(store.export_markdown(agent=args.agent))
+
+
+def _cmd_timeline(store: Store, args: argparse.Namespace, out: TextIO) -> None:
+    rows = store.timeline(
+        agent=args.agent, since=args.since, until=args.until, max_results=args.max_results
+    )
+    _print_timeline(out, rows)
+    limit = args.max_results if args.max_results is not None else 1000  # the SQL default
+    if len(rows) == limit:
+        sys.stderr.write(
+            f"agent-state: showing the first {limit} changes; there may be more "
+            "(narrow with --since/--until or raise --max-results)\n"
+        )
+
+
+def _cmd_fork(store: Store, args: argparse.Namespace, out: TextIO) -> None:
+    fork = store.fork_agent(
+        agent=args.agent, handle=args.handle, as_of=args.as_of, display_name=args.display_name
+    )
+    out.write(f"{fork}\n")
+
+
+class _Refused(Exception):
+    """The operator did not confirm a write; nothing was written."""
+
+
+def _confirm(question: str) -> bool:
+    """Ask on stderr, read one answer from stdin; only y/yes confirms (no answer: no)."""
+    sys.stderr.write(f"{question} [y/N] ")
+    sys.stderr.flush()
+    stdin, answer, echoed = sys.stdin, "", False
+    if stdin is not None and not stdin.closed:
+        try:
+            answer = stdin.readline()
+        except KeyboardInterrupt:
+            answer = ""
+        echoed = answer.endswith("\n") and stdin.isatty()
+    if not echoed:
+        sys.stderr.write("\n")  # a terminal echoed the answer's newline; nothing else did
+    return answer.strip().lower() in ("y", "yes")
+
+
+def _cmd_restore(store: Store, args: argparse.Namespace, out: TextIO) -> None:
+    moment = _instant(args.as_of)
+    if not args.yes and not _confirm(f"restore agent {args.agent} to {moment}?"):
+        raise _Refused(f"restore of agent {args.agent} not confirmed: nothing written")
+    rows = store.restore_agent(agent=args.agent, as_of=args.as_of, reason=args.reason)
+    if not rows:
+        out.write(f"nothing needed restoring: agent {args.agent} is as it was at {moment}\n")
+        return
+    out.write(f"restored agent {args.agent} to {moment}; written:\n")
+    _print_restored(out, rows)
 
 
 def _uuid(value: str) -> UUID:
@@ -178,6 +259,57 @@ def _parser() -> argparse.ArgumentParser:
     p = sub.add_parser("export", parents=[common], help="print the markdown export")
     p.add_argument("--agent", type=_uuid, required=True)
     p.set_defaults(func=_cmd_export)
+
+    p = sub.add_parser(
+        "timeline",
+        parents=[common],
+        help="every change of an agent's state, oldest first",
+        description=(
+            "Every change of the agent's persona, profile, memory, sharing grants and tool "
+            "grants with since <= time <= until, oldest first, one a line: time, kind, "
+            "object (entry id or tool name; - for persona and profile), operation, revision, "
+            "who made it. The times can be given to fork --as-of and restore --as-of."
+        ),
+    )
+    p.add_argument("--agent", type=_uuid, required=True)
+    p.add_argument("--since", type=_timestamp, default=None, help="ISO 8601 with time zone")
+    p.add_argument("--until", type=_timestamp, default=None, help="ISO 8601 with time zone")
+    p.add_argument("--max-results", type=int, default=None, help="1 to 100000 (default 1000)")
+    p.set_defaults(func=_cmd_timeline, needs_state=True)
+
+    p = sub.add_parser(
+        "fork",
+        parents=[common],
+        help="copy an agent's state (as of a moment) into a new agent; prints its id",
+        description=(
+            "A new agent holding a copy of the agent's state as it was at --as-of (default: "
+            "now; a future moment is now): persona, profile, tool grants, memory with its "
+            "evidence, conversations and messages. Runs, hosting and LangGraph payloads are "
+            "not copied. Prints the new agent's id. Operators only."
+        ),
+    )
+    p.add_argument("--agent", type=_uuid, required=True, help="the agent to fork")
+    p.add_argument("--handle", required=True, help="handle of the new agent (unique)")
+    p.add_argument("--as-of", type=_timestamp, default=None, help="ISO 8601 with time zone")
+    p.add_argument("--display-name", default=None, help="display name of the new agent")
+    p.set_defaults(func=_cmd_fork, needs_state=True)
+
+    p = sub.add_parser(
+        "restore",
+        parents=[common],
+        help="bring an agent's state back to a moment (asks first unless --yes)",
+        description=(
+            "Brings the agent's persona, profile, tool grants and memory back to what they "
+            "were at --as-of by writing new revisions; history is kept. Asks for confirmation "
+            "on stdin unless --yes; without a yes nothing is written and the exit status is "
+            "1. Prints each revision written. Operators only."
+        ),
+    )
+    p.add_argument("--agent", type=_uuid, required=True)
+    p.add_argument("--as-of", type=_timestamp, required=True, help="ISO 8601 with time zone")
+    p.add_argument("--reason", required=True, help="recorded with the restore")
+    p.add_argument("--yes", action="store_true", help="do not ask for confirmation")
+    p.set_defaults(func=_cmd_restore, needs_state=True)
     return parser
 
 
@@ -210,6 +342,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     out, err = sys.stdout, sys.stderr
     func: Callable[[Store, argparse.Namespace, TextIO], None] = args.func
+    if getattr(args, "needs_state", False) and not default_dsn(args.dsn):
+        # A throwaway database would hold no agent to read or change.
+        err.write(
+            f"agent-state: error: {args.command} works on an existing agent: give --dsn, "
+            "or set AGENT_STATE_DSN or DATABASE_URL\n"
+        )
+        return 1
     try:
         with _database(args.dsn, err) as dsn, connect(dsn) as store:
             func(store, args, out)
@@ -218,6 +357,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         err.write(f"agent-state: error: {code}{e}\n")
         if isinstance(e, NotInstalled):
             err.write("agent-state: hint: run `agent-state install` against this database\n")
+        return 1
+    except _Refused as e:
+        err.write(f"agent-state: {e}\n")
         return 1
     except (_NoServer, FileNotFoundError) as e:  # no usable local server binaries
         err.write(f"agent-state: error: embedded PostgreSQL: {e}\n")

@@ -2,24 +2,31 @@
 
 from __future__ import annotations
 
+import io
 import os
 import re
 import subprocess
 import sys
+from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from uuid import UUID, uuid4
 
 import psycopg
 import pytest
 
-from agent_state import __version__
+from agent_state import Store, __version__
 from agent_state.cli import main
-from conftest import offers_pgvector
+from agent_state.results import TimelineEvent
+from conftest import Require, new_handle, offers_pgvector
 
 PACKAGE_DIR = Path(__file__).resolve().parents[2] / "python"
 
 
-def run_cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+def run_cli(
+    *args: str, env: dict[str, str] | None = None, stdin: str | None = None
+) -> subprocess.CompletedProcess[str]:
+    """``agent-state *args`` in a subprocess; ``stdin``: its whole standard input, if given."""
     environ = dict(os.environ if env is None else env)
     environ["PYTHONPATH"] = os.pathsep.join(
         p for p in (str(PACKAGE_DIR), environ.get("PYTHONPATH", "")) if p
@@ -29,6 +36,7 @@ def run_cli(*args: str, env: dict[str, str] | None = None) -> subprocess.Complet
         capture_output=True,
         text=True,
         env=environ,
+        input=stdin,
         timeout=600,
         check=False,
     )
@@ -85,8 +93,9 @@ def ranked(block: str) -> list[tuple[float, str, str]]:
 def test_help() -> None:
     result = run_cli("--help")
     assert result.returncode == 0
-    for command in ("install", "demo", "recall", "history", "export"):
+    for command in ("install", "demo", "recall", "history", "export", "timeline", "fork"):
         assert command in result.stdout
+    assert "restore" in result.stdout
 
 
 def test_version_flag(capsys: pytest.CaptureFixture[str]) -> None:
@@ -318,3 +327,293 @@ def test_throwaway_cluster_failure_is_an_error(
     monkeypatch.delenv("DATABASE_URL", raising=False)
     assert main(["export", "--agent", str(uuid4())]) == 1
     assert "agent-state: error: embedded PostgreSQL: initdb failed" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------ time travel commands
+
+TIME_TRAVEL = ("timeline", "fork_agent", "fork_origin", "restore_agent", "active_persona")
+
+GOOD = "You are the helpdesk agent. Be brief."
+WORSE = "You are the helpdesk agent. Explain everything at length."
+
+
+@dataclass
+class Week:
+    """An agent that changed after ``tuesday``: persona r2, the memory amended, a tool."""
+
+    agent: UUID
+    entry: UUID
+    tool: str
+    tuesday: datetime
+
+
+def server_now(store: Store) -> datetime:
+    conn = store.connection
+    assert conn is not None
+    row = conn.execute("SELECT clock_timestamp()").fetchone()
+    assert row is not None
+    ts: datetime = row[0]
+    return ts
+
+
+@pytest.fixture
+def week(store: Store, require: Require) -> Week:
+    require(*TIME_TRAVEL)
+    agent = store.create_agent(handle=new_handle("cli tt"))
+    store.revise_persona(agent=agent, body=GOOD)
+    entry = store.note(agent=agent, body="Ann prefers short answers.").entry
+    tuesday = server_now(store)
+    store.revise_persona(agent=agent, body=WORSE)
+    store.amend(agent=agent, entry=entry, body="Ann wants every detail.", expected_revision=1)
+    tool = f"cli.tt_{uuid4().hex[:12]}"
+    store.register_tool(name=tool, version="1.0", config_schema={"type": "object"})
+    store.grant_tool(agent=agent, tool=tool, enabled=True)
+    return Week(agent, entry, tool, tuesday)
+
+
+TIMELINE_LINE = re.compile(
+    r"^(?P<at>\S+)  (?P<kind>\S+) +(?P<object>\S+)  (?P<operation>\S+) +"
+    r"(?P<revision>r\d+|-)  by (?P<changed_by>.+)$"
+)
+
+
+def timeline_lines(out: str) -> list[tuple[str, str, str | None, str, int | None, str]]:
+    """The printed timeline as (at, kind, object, operation, revision, changed_by)."""
+    rows = []
+    for line in out.splitlines():
+        m = TIMELINE_LINE.match(line)
+        assert m, f"not a timeline line: {line!r}"
+        rev = m["revision"]
+        rows.append(
+            (
+                m["at"],
+                m["kind"],
+                None if m["object"] == "-" else m["object"],
+                m["operation"],
+                None if rev == "-" else int(rev[1:]),
+                m["changed_by"],
+            )
+        )
+    return rows
+
+
+def as_printed(
+    rows: list[TimelineEvent],
+) -> list[tuple[str, str, str | None, str, int | None, str]]:
+    return [
+        (r.at.isoformat(), r.kind, r.object, r.operation, r.revision, r.changed_by) for r in rows
+    ]
+
+
+def test_timeline_command_prints_every_change_oldest_first(
+    dsn: str, store: Store, week: Week, capsys: pytest.CaptureFixture[str]
+) -> None:
+    a = str(week.agent)
+    assert main(["timeline", "--dsn", dsn, "--agent", a]) == 0
+    printed = timeline_lines(capsys.readouterr().out)
+    assert printed == as_printed(store.timeline(agent=week.agent))
+    assert [r[0] for r in printed] == sorted(r[0] for r in printed)  # oldest first
+    changes = {(kind, obj, op, rev) for _, kind, obj, op, rev, _ in printed}
+    assert {
+        ("persona", None, "revise", 1),
+        ("persona", None, "revise", 2),
+        ("memory", str(week.entry), "create", 1),
+        ("memory", str(week.entry), "amend", 2),
+        ("tool", week.tool, "grant", 1),
+    } <= changes
+    who = store.connection.info.user if store.connection else None
+    assert {r[5] for r in printed} == {who}
+
+    # Since Tuesday: only what came after, and a printed time is a valid --since.
+    assert main(["timeline", "--dsn", dsn, "--agent", a, "--since", week.tuesday.isoformat()]) == 0
+    since = timeline_lines(capsys.readouterr().out)
+    assert since == as_printed(store.timeline(agent=week.agent, since=week.tuesday))
+    assert [(k, o, op, r) for _, k, o, op, r, _ in since] == [
+        ("persona", None, "revise", 2),
+        ("persona", None, "activate", 2),
+        ("memory", str(week.entry), "amend", 2),
+        ("tool", week.tool, "grant", 1),
+    ]
+    assert main(["timeline", "--dsn", dsn, "--agent", a, "--since", since[1][0]]) == 0
+    assert timeline_lines(capsys.readouterr().out) == since[1:]
+    assert main(["timeline", "--dsn", dsn, "--agent", a, "--until", week.tuesday.isoformat()]) == 0
+    assert timeline_lines(capsys.readouterr().out) == printed[: len(printed) - len(since)]
+
+    assert main(["timeline", "--dsn", dsn, "--agent", a, "--max-results", "2"]) == 0
+    captured = capsys.readouterr()
+    assert timeline_lines(captured.out) == printed[:2]
+    assert "showing the first 2 changes" in captured.err
+
+    future = "2999-01-01T00:00:00+00:00"
+    assert main(["timeline", "--dsn", dsn, "--agent", a, "--since", future]) == 0
+    assert capsys.readouterr().out == "(no changes)\n"
+
+
+def test_fork_command_prints_the_new_agents_id(
+    dsn: str, store: Store, week: Week, capsys: pytest.CaptureFixture[str]
+) -> None:
+    handle = new_handle("cli fork")
+    args = ["fork", "--dsn", dsn, "--agent", str(week.agent), "--handle", handle]
+    assert main([*args, "--as-of", week.tuesday.isoformat(), "--display-name", "Trial"]) == 0
+    out = capsys.readouterr().out
+    assert re.fullmatch(r"[0-9a-f-]{36}\n", out), out
+    fork = UUID(out.strip())
+    assert fork != week.agent
+
+    origin = store.fork_origin(agent=fork)
+    assert origin is not None and origin.origin == week.agent
+    assert origin.as_of == week.tuesday
+    # The fork's persona is the origin's as of that moment, not the origin's now.
+    then = store.active_persona(agent=week.agent, as_of=week.tuesday)
+    persona = store.active_persona(agent=fork)
+    assert then is not None and persona is not None
+    assert (persona.revision, persona.body) == (then.revision, then.body) == (1, GOOD)
+    assert store.profile_history(agent=fork)[-1].display_name == "Trial"
+    exported = store.export_markdown(agent=fork)
+    assert "Ann prefers short answers." in exported and "every detail" not in exported
+    assert as_printed(store.timeline(agent=fork, until=week.tuesday)) == as_printed(
+        store.timeline(agent=week.agent, until=week.tuesday)
+    )
+
+    # Without --as-of: the state now. The handle is taken now: 23505, nothing printed.
+    now_handle = new_handle("cli fork now")
+    assert main(["fork", "--dsn", dsn, "--agent", str(week.agent), "--handle", now_handle]) == 0
+    now_fork = UUID(capsys.readouterr().out.strip())
+    current = store.active_persona(agent=now_fork)
+    assert current is not None and current.body == WORSE
+    assert main(args) == 1
+    captured = capsys.readouterr()
+    assert captured.out == "" and "[23505]" in captured.err and "Traceback" not in captured.err
+
+
+def restored_lines(out: str) -> list[tuple[str, str | None, str, int]]:
+    """The changes ``restore`` printed as (kind, object, operation, revision)."""
+    rows = []
+    for line in out.splitlines()[1:]:
+        m = re.fullmatch(r"(\S+) +(\S+)  (\S+) +r(\d+)", line)
+        assert m, f"not a restored change: {line!r}"
+        rows.append((m[1], None if m[2] == "-" else m[2], m[3], int(m[4])))
+    return rows
+
+
+def test_restore_command_with_yes_restores_and_prints_what_it_wrote(
+    dsn: str, store: Store, week: Week, capsys: pytest.CaptureFixture[str]
+) -> None:
+    before = server_now(store)
+    args = ["restore", "--dsn", dsn, "--agent", str(week.agent)]
+    args += ["--as-of", week.tuesday.isoformat(), "--reason", "worse since Tuesday"]
+    assert main([*args, "--yes"]) == 0
+    captured = capsys.readouterr()
+    assert "[y/N]" not in captured.err  # --yes: no question
+    assert captured.out.startswith(f"restored agent {week.agent} to ")
+    printed = restored_lines(captured.out)
+    written = [
+        (e.kind, e.object, e.operation, e.revision)
+        for e in store.timeline(agent=week.agent, since=before)
+    ]
+    # Every revision written is printed (the persona's as an activation of r1).
+    assert sorted(printed, key=str) == sorted(written, key=str)
+    assert ("persona", None, "activate", 1) in printed
+    assert ("memory", str(week.entry), "amend", 3) in printed
+    assert ("tool", week.tool, "grant", 2) in printed
+
+    persona = store.active_persona(agent=week.agent)
+    assert persona is not None and (persona.revision, persona.body) == (1, GOOD)
+    history = store.memory_history(agent=week.agent, entry=week.entry)
+    assert history[-1].body == "Ann prefers short answers."
+    grant = store.tool_grant_history(agent=week.agent, tool=week.tool)[-1]
+    assert grant.enabled is False  # first granted after Tuesday: disabled
+
+    # Twice: nothing to write, and it says so.
+    after = as_printed(store.timeline(agent=week.agent))
+    assert main([*args, "--yes"]) == 0
+    assert capsys.readouterr().out.startswith(f"nothing needed restoring: agent {week.agent} ")
+    assert as_printed(store.timeline(agent=week.agent)) == after
+
+
+@pytest.mark.parametrize("answer", ["n\n", "", "\n", "maybe\n"])
+def test_restore_command_writes_nothing_without_a_yes(
+    dsn: str,
+    store: Store,
+    week: Week,
+    answer: str,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    before = as_printed(store.timeline(agent=week.agent))
+    monkeypatch.setattr(sys, "stdin", io.StringIO(answer))
+    moment = week.tuesday.isoformat()
+    args = ["restore", "--dsn", dsn, "--agent", str(week.agent), "--as-of", moment]
+    assert main([*args, "--reason", "worse since Tuesday"]) == 1
+    captured = capsys.readouterr()
+    assert f"restore agent {week.agent} to {moment}? [y/N]" in captured.err
+    assert "not confirmed: nothing written" in captured.err
+    assert captured.out == ""
+    assert as_printed(store.timeline(agent=week.agent)) == before
+    persona = store.active_persona(agent=week.agent)
+    assert persona is not None and persona.body == WORSE
+
+
+def test_restore_command_restores_after_a_yes_on_stdin(
+    dsn: str, store: Store, week: Week, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = ["restore", "--dsn", dsn, "--agent", str(week.agent)]
+    args += ["--as-of", week.tuesday.isoformat(), "--reason", "worse since Tuesday"]
+    refused = run_cli(*args, stdin="n\n")  # a real process reading its real stdin
+    assert refused.returncode == 1, refused.stderr
+    assert "not confirmed: nothing written" in refused.stderr and refused.stdout == ""
+    persona = store.active_persona(agent=week.agent)
+    assert persona is not None and persona.body == WORSE
+
+    confirmed = run_cli(*args, stdin="y\n")
+    assert confirmed.returncode == 0, confirmed.stderr
+    assert "[y/N]" in confirmed.stderr
+    assert ("persona", None, "activate", 1) in restored_lines(confirmed.stdout)
+    persona = store.active_persona(agent=week.agent)
+    assert persona is not None and (persona.revision, persona.body) == (1, GOOD)
+
+
+def test_time_travel_commands_print_sqlstate_errors(
+    dsn: str, store: Store, week: Week, capsys: pytest.CaptureFixture[str]
+) -> None:
+    unknown = str(uuid4())
+    moment = week.tuesday.isoformat()
+    for args in (
+        ["timeline", "--agent", unknown],
+        ["fork", "--agent", unknown, "--handle", new_handle("cli unknown")],
+        ["restore", "--agent", unknown, "--as-of", moment, "--reason", "r", "--yes"],
+    ):
+        assert main([*args, "--dsn", dsn]) == 1, args
+        captured = capsys.readouterr()
+        assert "agent-state: error: [P0002]" in captured.err, captured.err
+        assert captured.out == ""
+    before = as_printed(store.timeline(agent=week.agent))
+    restore = ["restore", "--dsn", dsn, "--agent", str(week.agent), "--as-of", moment]
+    assert main([*restore, "--reason", "", "--yes"]) == 1
+    assert re.search(r"agent-state: error: \[22\w{3}\] reason", capsys.readouterr().err)
+    assert as_printed(store.timeline(agent=week.agent)) == before
+    assert main(["timeline", "--dsn", dsn, "--agent", str(week.agent), "--max-results", "0"]) == 1
+    assert "[22023] max_results" in capsys.readouterr().err
+
+
+def test_time_travel_commands_need_a_dsn(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No throwaway database for them: it would hold no agent to read or change."""
+    import agent_state.embedded as embedded
+
+    def started(**_: object) -> None:
+        raise AssertionError("a throwaway cluster was started")
+
+    monkeypatch.setattr(embedded, "TemporaryCluster", started)
+    monkeypatch.delenv("AGENT_STATE_DSN", raising=False)
+    monkeypatch.delenv("DATABASE_URL", raising=False)
+    agent = str(uuid4())
+    for args in (
+        ["timeline", "--agent", agent],
+        ["fork", "--agent", agent, "--handle", "h"],
+        ["restore", "--agent", agent, "--as-of", "2024-01-01T00:00:00+00:00", "--reason", "r"],
+    ):
+        assert main(args) == 1
+        err = capsys.readouterr().err
+        assert f"{args[0]} works on an existing agent: give --dsn" in err, err
