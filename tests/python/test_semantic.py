@@ -459,5 +459,5 @@ def test_a_fork_carries_the_embeddings_of_its_revisions(vstore: Store) -> None:
 
     assert ranked(fork) == ranked(agent) != []
     vstore.redact(agent=fork, entry=sc["peanuts"].entry, reason="erase everywhere")
-    assert [e.entry for e in ranked(agent)] == [sc["lisbon"].entry]
+    assert [e[0] for e in ranked(agent)] == [sc["lisbon"].entry]
     assert ranked(fork) == ranked(agent)
