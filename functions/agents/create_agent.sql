@@ -13,12 +13,7 @@ DECLARE
     new_id uuid;
 BEGIN
     PERFORM agent_state._json_within(settings, 'settings', 1000000);
-    IF NOT agent_state._caller_is_operator() THEN
-        RAISE EXCEPTION USING
-            ERRCODE = '42501',
-            MESSAGE = pg_catalog.format('handle: role %I is not an agent_state operator',
-                                        agent_state._caller());
-    END IF;
+    PERFORM agent_state._need_operator();
     PERFORM agent_state._need_text(handle, 'handle', 200);
     IF display_name IS NOT NULL THEN
         PERFORM agent_state._need_text(display_name, 'display_name', 1000);

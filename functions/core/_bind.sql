@@ -26,10 +26,7 @@ BEGIN
         RETURN 'operator';
     END IF;
     IF operator_only THEN
-        RAISE EXCEPTION USING
-            ERRCODE = '42501',
-            MESSAGE = pg_catalog.format('agent: role %I is not an agent_state operator', caller),
-            HINT = 'Only members of agent_state_operator may do this.';
+        PERFORM agent_state._need_operator('agent');
     END IF;
     IF NOT EXISTS (
         SELECT FROM agent_state.agent_hosts AS h

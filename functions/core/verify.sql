@@ -14,12 +14,7 @@ DECLARE
     what text;
     failed text;
 BEGIN
-    IF NOT agent_state._caller_is_operator() THEN
-        RAISE EXCEPTION USING
-            ERRCODE = '42501',
-            MESSAGE = pg_catalog.format('role %I is not an agent_state operator', agent_state._caller()),
-            HINT = 'Only members of agent_state_operator may do this.';
-    END IF;
+    PERFORM agent_state._need_operator();
     FOR item IN
         SELECT 'memory_entry' AS c, e.runtime_agent_id AS agent, e.entry_id AS id
         FROM agent_state.memory_entries AS e

@@ -11,7 +11,7 @@ AS $$
 #variable_conflict use_column
 BEGIN
     PERFORM agent_state._bind(list_conversations.agent);
-    PERFORM agent_state._need_positive(list_conversations.max_results, 'max_results', 10000);
+    PERFORM agent_state._need_count(list_conversations.max_results, 'max_results', 1, 10000);
     RETURN QUERY
     SELECT c.conversation_id, c.connector, c.external_ref, c.kind, c.created_at
     FROM agent_state.conversations AS c

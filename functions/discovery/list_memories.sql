@@ -19,7 +19,7 @@ AS $$
 BEGIN
     PERFORM agent_state._bind(list_memories.agent);
     PERFORM agent_state._need(list_memories.include_forgotten, 'include_forgotten');
-    PERFORM agent_state._need_positive(list_memories.max_results, 'max_results', 10000);
+    PERFORM agent_state._need_count(list_memories.max_results, 'max_results', 1, 10000);
     RETURN QUERY
     SELECT e.entry_id, e.current_revision, e.live, e.body, e.subject_id, e.visibility,
            e.source_type, e.created_at, e.revised_at

@@ -13,7 +13,7 @@ AS $$
 #variable_conflict use_column
 BEGIN
     PERFORM agent_state._bind(list_runs.agent);
-    PERFORM agent_state._need_positive(list_runs.max_results, 'max_results', 10000);
+    PERFORM agent_state._need_count(list_runs.max_results, 'max_results', 1, 10000);
     RETURN QUERY
     SELECT r.run_id, r.conversation_id, r.status, r.continued_from, r.created_at, r.finished_at,
            r.spent_tokens, r.spent_cost_usd, r.spent_tool_calls

@@ -38,12 +38,8 @@ BEGIN
     IF namespace_prefix IS NULL THEN
         namespace_prefix := '{}';
     END IF;
-    IF max_results IS NULL OR skip IS NULL THEN
-        RAISE EXCEPTION USING ERRCODE = '22004', MESSAGE = 'max_results: must not be null';
-    END IF;
-    IF max_results < 0 OR skip < 0 THEN
-        RAISE EXCEPTION USING ERRCODE = '22023', MESSAGE = 'max_results: must not be negative';
-    END IF;
+    PERFORM agent_state._need_count(max_results, 'max_results', 0);
+    PERFORM agent_state._need_count(skip, 'skip', 0);
     IF pg_catalog.length(query) > 10000 THEN
         RAISE EXCEPTION USING ERRCODE = '22023', MESSAGE = 'query: longer than 10000 characters';
     END IF;

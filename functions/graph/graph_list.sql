@@ -38,8 +38,8 @@ BEGIN
     IF filter IS NOT NULL AND pg_catalog.jsonb_typeof(filter) <> 'object' THEN
         RAISE EXCEPTION USING ERRCODE = '22023', MESSAGE = 'filter: must be a JSON object';
     END IF;
-    IF max_results < 0 THEN
-        RAISE EXCEPTION USING ERRCODE = '22023', MESSAGE = 'max_results: must not be negative';
+    IF max_results IS NOT NULL THEN
+        PERFORM agent_state._need_count(max_results, 'max_results', 0);
     END IF;
     -- The checkpoints first (the primary key's order, limit applied), their
     -- pending writes then for those only.

@@ -23,11 +23,7 @@ DECLARE
     hi constant timestamptz := coalesce(until, 'infinity');
 BEGIN
     PERFORM agent_state._bind(agent);
-    PERFORM agent_state._need(max_results, 'max_results');
-    IF max_results NOT BETWEEN 1 AND 100000 THEN
-        RAISE EXCEPTION USING
-            ERRCODE = '22023', MESSAGE = 'max_results: must be from 1 to 100000';
-    END IF;
+    PERFORM agent_state._need_count(max_results, 'max_results', 1, 100000);
     RETURN QUERY
     SELECT c.at, c.kind, c.object, c.operation, c.revision, c.changed_by
     FROM (

@@ -29,12 +29,7 @@ DECLARE
 BEGIN
     PERFORM agent_state._bind(agent);
     PERFORM agent_state._need(conversation, 'conversation');
-    IF max_results IS NULL THEN
-        RAISE EXCEPTION USING ERRCODE = '22004', MESSAGE = 'max_results: must not be null';
-    END IF;
-    IF max_results < 1 THEN
-        RAISE EXCEPTION USING ERRCODE = '22023', MESSAGE = 'max_results: must be at least 1';
-    END IF;
+    PERFORM agent_state._need_count(max_results, 'max_results');
     IF message IS NOT NULL THEN
         IF NOT EXISTS (
             SELECT FROM agent_state.conversations AS c

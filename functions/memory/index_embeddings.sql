@@ -23,12 +23,7 @@ DECLARE
     index_name name;
     valid boolean;
 BEGIN
-    IF NOT agent_state._caller_is_operator() THEN
-        RAISE EXCEPTION USING
-            ERRCODE = '42501',
-            MESSAGE = pg_catalog.format('role %I is not an agent_state operator', agent_state._caller()),
-            HINT = 'Only members of agent_state_operator may do this.';
-    END IF;
+    PERFORM agent_state._need_operator();
     vschema := agent_state._vector_schema('index_embeddings');
     SELECT e.extversion INTO version FROM pg_catalog.pg_extension AS e WHERE e.extname = 'vector';
     IF NOT agent_state._vector_iterative(version) THEN

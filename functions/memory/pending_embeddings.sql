@@ -10,12 +10,7 @@ BEGIN
     PERFORM agent_state._bind(agent);
     PERFORM agent_state._vector_schema('model');
     PERFORM agent_state._need_text(model, 'model', 200);
-    IF max_results IS NULL THEN
-        RAISE EXCEPTION USING ERRCODE = '22004', MESSAGE = 'max_results: must not be null';
-    END IF;
-    IF max_results < 1 THEN
-        RAISE EXCEPTION USING ERRCODE = '22023', MESSAGE = 'max_results: must be at least 1';
-    END IF;
+    PERFORM agent_state._need_count(max_results, 'max_results');
     RETURN QUERY
     SELECT e.entry_id, e.current_revision, e.body
     FROM agent_state.memory_entries AS e

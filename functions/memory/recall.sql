@@ -27,12 +27,7 @@ DECLARE
     target_audience uuid [];
 BEGIN
     PERFORM agent_state._bind(agent);
-    IF max_results IS NULL THEN
-        RAISE EXCEPTION USING ERRCODE = '22004', MESSAGE = 'max_results: must not be null';
-    END IF;
-    IF max_results < 1 THEN
-        RAISE EXCEPTION USING ERRCODE = '22023', MESSAGE = 'max_results: must be at least 1';
-    END IF;
+    PERFORM agent_state._need_count(max_results, 'max_results');
     -- Ages are measured from as_of: it must be a moment (an infinite one has no
     -- age to decay by).
     IF NOT pg_catalog.isfinite(as_of) THEN

@@ -8,13 +8,7 @@ AS $$
 DECLARE
     cur record;
 BEGIN
-    IF NOT agent_state._caller_is_operator() THEN
-        RAISE EXCEPTION USING
-            ERRCODE = '42501',
-            MESSAGE = pg_catalog.format('name: role %I is not an agent_state operator',
-                                        agent_state._caller()),
-            HINT = 'Only members of agent_state_operator may do this.';
-    END IF;
+    PERFORM agent_state._need_operator();
     PERFORM agent_state._need_text(name, 'name', 200);
     IF name ~ '[[:cntrl:]]' THEN
         RAISE EXCEPTION USING ERRCODE = '22023', MESSAGE = 'name: must not contain control characters';

@@ -1,7 +1,7 @@
 -- Roles and hosting: who may create agents and grant hosting, and that hosting
 -- (direct, through a group, revoked) decides which agents a runtime acts for.
 BEGIN;
-SELECT plan(46);
+SELECT plan(48);
 
 -- Fixture. Roles are transactional, so they vanish with the ROLLBACK.
 CREATE ROLE t010_op IN ROLE agent_state_operator;
@@ -43,6 +43,29 @@ RESET ROLE;
 SET ROLE t010_ra;
 SELECT throws_ok($$SELECT agent_state.create_agent('t010-x')$$, '42501',
                  NULL, 'a runtime cannot create agents');
+RESET ROLE;
+-- Behind EXECUTE, the function checks again: a role granted EXECUTE directly is
+-- still refused, by a message that blames the role (not an argument) and a hint
+-- with the GRANT that fixes it.
+GRANT EXECUTE ON FUNCTION agent_state.create_agent(text, text, jsonb) TO t010_ra;
+SET ROLE t010_ra;
+SELECT throws_ok($$SELECT agent_state.create_agent('t010-x')$$, '42501',
+                 'role t010_ra is not an agent_state operator',
+                 'EXECUTE granted directly: still refused, blaming the role');
+CREATE FUNCTION pg_temp.hint_of(stmt text) RETURNS text LANGUAGE plpgsql AS $f$
+DECLARE h text;
+BEGIN
+    EXECUTE stmt;
+    RETURN NULL;
+EXCEPTION WHEN insufficient_privilege THEN
+    GET STACKED DIAGNOSTICS h = PG_EXCEPTION_HINT;
+    RETURN h;
+END $f$;
+SELECT is(pg_temp.hint_of($$SELECT agent_state.create_agent('t010-x')$$),
+          'Only members of agent_state_operator may do this (GRANT agent_state_operator TO t010_ra).',
+          'the hint gives the GRANT that fixes it');
+RESET ROLE;
+REVOKE EXECUTE ON FUNCTION agent_state.create_agent(text, text, jsonb) FROM t010_ra;
 RESET ROLE;
 SELECT is((SELECT pg_catalog.count(*) FROM agent_state.agents AS a WHERE a.handle = 't010-x'),
           0::bigint, 'the refused create_agent wrote nothing');

@@ -5,7 +5,7 @@
 -- is read or copied.
 BEGIN;
 SET client_min_messages = warning;
-SELECT plan(39);
+SELECT plan(43);
 
 CREATE ROLE t250_op IN ROLE agent_state_operator;
 CREATE TEMP TABLE ids (k text PRIMARY KEY, v uuid NOT NULL);
@@ -149,6 +149,16 @@ FROM (VALUES
     ($$SELECT agent_state.graph_copy_thread(pg_temp.id('a'), 't', pg_temp.cjk(334))$$,
      'graph_copy_thread: a target_thread_id of 1,002 bytes: 22023')
 ) AS t (s, d);
+
+-- Counts name the argument at fault (skip was once reported as max_results).
+SELECT throws_ok($$SELECT * FROM agent_state.graph_item_search(pg_temp.id('a'), NULL, skip => -1)$$,
+                 '22023', 'skip: must not be negative', 'a negative skip names skip');
+SELECT throws_ok($$SELECT * FROM agent_state.graph_item_search(pg_temp.id('a'), NULL, skip => NULL)$$,
+                 '22004', 'skip: must not be null', 'a null skip names skip');
+SELECT throws_ok($$SELECT * FROM agent_state.graph_item_search(pg_temp.id('a'), NULL, max_results => -1)$$,
+                 '22023', 'max_results: must not be negative', 'a negative max_results names max_results');
+SELECT lives_ok($$SELECT * FROM agent_state.graph_item_search(pg_temp.id('a'), NULL, max_results => 0, skip => 0)$$,
+                'zero results and no skip are fine (LangGraph''s limit 0)');
 
 SELECT * FROM finish();
 ROLLBACK;

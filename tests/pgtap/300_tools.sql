@@ -65,7 +65,7 @@ GRANT EXECUTE ON FUNCTION agent_state.register_tool(text, text, jsonb) TO t300_r
 GRANT EXECUTE ON FUNCTION agent_state.grant_tool(uuid, text, boolean, jsonb) TO t300_ra;
 SET ROLE t300_ra;
 SELECT throws_ok($$SELECT agent_state.register_tool('t300.search', '1', '{}')$$, '42501',
-                 'name: role t300_ra is not an agent_state operator',
+                 'role t300_ra is not an agent_state operator',
                  'a runtime granted EXECUTE is still refused, naming the argument');
 RESET ROLE;
 SELECT is((SELECT pg_catalog.count(*) FROM agent_state.tools AS t WHERE t.tool_name = 't300.search'),
