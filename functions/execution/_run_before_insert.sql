@@ -60,13 +60,10 @@ BEGIN
         END IF;
     END IF;
 
-    -- Spending at or past a limit (wall time counts from the chain's start).
-    IF (NEW.spent_tokens >= NEW.limit_tokens
-            OR NEW.spent_cost_usd >= NEW.limit_cost_usd
-            OR NEW.spent_tool_calls >= NEW.limit_tool_calls
-            OR (NEW.limit_wall_time_seconds IS NOT NULL
-                AND pg_catalog.extract('epoch', pg_catalog.clock_timestamp() - NEW.chain_started_at)
-                >= NEW.limit_wall_time_seconds)) THEN
+    IF agent_state._budget_reached(
+            NEW.spent_tokens, NEW.spent_cost_usd, NEW.spent_tool_calls, NEW.limit_tokens,
+            NEW.limit_cost_usd, NEW.limit_tool_calls, NEW.limit_wall_time_seconds,
+            NEW.chain_started_at) THEN
         NEW.status := 'budget_exhausted';
     END IF;
     RETURN NEW;

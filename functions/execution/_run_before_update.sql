@@ -9,8 +9,9 @@ SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
-    -- Every column but status, spent_* and the finish columns (keep this list
-    -- complete when adding a column).
+    -- Every column but status, spent_* and the finish columns (a test derives
+    -- the list from the catalog and checks this one and the trigger's WHEN
+    -- clause against it: tests/pgtap/200_runs.sql).
     IF (NEW.runtime_agent_id, NEW.run_id, NEW.conversation_id, NEW.trigger_message_id, NEW.continued_from,
         NEW.chain_root, NEW.chain_started_at, NEW.task_context, NEW.limit_tokens, NEW.limit_cost_usd,
         NEW.limit_tool_calls, NEW.limit_wall_time_seconds, NEW.created_at, NEW.created_by)
@@ -47,12 +48,10 @@ BEGIN
         NEW.finished_at := NULL;
         NEW.finished_by := NULL;
         NEW.detail := NULL;
-        IF NEW.status = 'open' AND (NEW.spent_tokens >= NEW.limit_tokens
-                OR NEW.spent_cost_usd >= NEW.limit_cost_usd
-                OR NEW.spent_tool_calls >= NEW.limit_tool_calls
-                OR (NEW.limit_wall_time_seconds IS NOT NULL
-                    AND pg_catalog.extract('epoch', pg_catalog.clock_timestamp() - NEW.chain_started_at)
-                    >= NEW.limit_wall_time_seconds)) THEN
+        IF NEW.status = 'open' AND agent_state._budget_reached(
+                NEW.spent_tokens, NEW.spent_cost_usd, NEW.spent_tool_calls, NEW.limit_tokens,
+                NEW.limit_cost_usd, NEW.limit_tool_calls, NEW.limit_wall_time_seconds,
+                NEW.chain_started_at) THEN
             NEW.status := 'budget_exhausted';
         END IF;
     ELSE

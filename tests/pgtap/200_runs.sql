@@ -1,7 +1,7 @@
 -- Runs: start_run, finish_run, continue_run; budgets; who may call them; direct
 -- DML attacks on the run row (spent, status, limits) for every role.
 BEGIN;
-SELECT plan(109);
+SELECT plan(111);
 
 CREATE ROLE t200_op IN ROLE agent_state_operator;
 CREATE ROLE t200_ra IN ROLE agent_state_runtime;
@@ -386,6 +386,35 @@ SELECT is((SELECT pg_catalog.count(*) FROM agent_state.runs AS r WHERE r.run_id 
           'the attacked run is still there');
 SELECT is((SELECT r.spent_tokens FROM agent_state.runs AS r WHERE r.run_id = pg_temp.id('c3')), 40::numeric,
           'the attacked run''s spending is intact');
+
+-- The columns a run may not change, derived from the catalog (every column but
+-- status, the spent_* and the finish columns): the update trigger's function and
+-- its WHEN clause (the test that lets a plain charge skip it) name each one, so a
+-- column added to runs without adding it there fails here.
+SELECT is_empty($$
+    SELECT a.attname FROM pg_catalog.pg_attribute AS a
+    WHERE a.attrelid = 'agent_state.runs'::regclass AND a.attnum > 0 AND NOT a.attisdropped
+      AND a.attname NOT IN ('status', 'spent_tokens', 'spent_cost_usd', 'spent_tool_calls',
+                            'detail', 'finished_at', 'finished_by')
+      AND pg_catalog.strpos(
+          (SELECT p.prosrc FROM pg_catalog.pg_proc AS p
+           WHERE p.oid = 'agent_state._run_before_update()'::regprocedure),
+          'NEW.' || a.attname || ',') = 0
+      AND pg_catalog.strpos(
+          (SELECT p.prosrc FROM pg_catalog.pg_proc AS p
+           WHERE p.oid = 'agent_state._run_before_update()'::regprocedure),
+          'NEW.' || a.attname || ')') = 0
+$$, '_run_before_update refuses a change of every column but the mutable ones');
+SELECT is_empty($$
+    SELECT a.attname FROM pg_catalog.pg_attribute AS a
+    WHERE a.attrelid = 'agent_state.runs'::regclass AND a.attnum > 0 AND NOT a.attisdropped
+      AND a.attname NOT IN ('status', 'spent_tokens', 'spent_cost_usd', 'spent_tool_calls',
+                            'detail', 'finished_at', 'finished_by')
+      AND pg_catalog.strpos(
+          coalesce((SELECT pg_catalog.pg_get_triggerdef(g.oid) FROM pg_catalog.pg_trigger AS g
+                    WHERE g.tgrelid = 'agent_state.runs'::regclass AND g.tgname = 'runs_before_update'), ''),
+          'new.' || a.attname || ' IS DISTINCT FROM old.' || a.attname) = 0
+$$, 'runs_before_update''s WHEN clause sends a change of each of them to that function');
 
 SELECT * FROM finish();
 ROLLBACK;
