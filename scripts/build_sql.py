@@ -55,6 +55,7 @@ DOMAINS = (
     "agents",
     "actors",
     "conversations",
+    "sessions",
     "persona",
     "memory",
     "embeddings",

@@ -67,6 +67,8 @@ ROWS: dict[str, tuple[str, str]] = {
     "remember": ("One", "MemoryRef"),
     "remember_many": ("Many", "MemoryRef"),
     "restore_agent": ("Many", "RestoreChange"),
+    "session_get_items": ("Many", "SessionItem"),
+    "session_item_history": ("Many", "SessionItemRevision"),
     "snapshot_sources": ("Many", "SnapshotSource"),
     "timeline": ("Many", "TimelineEvent"),
     "tool_grant_history": ("Many", "ToolGrantRevision"),

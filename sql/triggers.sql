@@ -394,6 +394,16 @@ CREATE TRIGGER graph_item_values_append_only
 BEFORE UPDATE OR DELETE ON agent_state.graph_item_values
 FOR EACH ROW EXECUTE FUNCTION agent_state._guard_derived_memory();
 
+-- ------------------------------------------------------------ sessions
+
+CREATE TRIGGER session_items_append_only
+BEFORE UPDATE OR DELETE ON agent_state.session_items
+FOR EACH ROW EXECUTE FUNCTION agent_state._refuse_change();
+
+CREATE TRIGGER session_retractions_append_only
+BEFORE UPDATE OR DELETE ON agent_state.session_retractions
+FOR EACH ROW EXECUTE FUNCTION agent_state._refuse_change();
+
 -- ------------------------------------------------------------ history
 
 CREATE TRIGGER agent_restores_append_only

@@ -33,6 +33,8 @@ from .results import (
     RecallHit,
     RestoreChange,
     RunSummary,
+    SessionItem,
+    SessionItemRevision,
     SnapshotSource,
     TimelineEvent,
     ToolAuthorization,
@@ -1306,6 +1308,91 @@ class StoreAPI:
             F.revoke_hosting,
             agent=agent,
             host=host,
+        )
+
+    def session_add_items(
+        self,
+        *,
+        agent: Id,
+        conversation: Id,
+        items: JSON,
+    ) -> int:
+        """session_add_items(agent, conversation, items) -> integer: appends each element of the
+        JSON array items (any JSON value: messages, tool calls, tool outputs, reasoning items), in
+        order, to the session held by that conversation; returns how many. Items are never changed.
+        items null: 22004; not an array, or over 10 MB: 22023; unknown conversation: P0002.
+        """
+        return self._call(
+            F.session_add_items,
+            agent=agent,
+            conversation=conversation,
+            items=items,
+        )
+
+    def session_clear(
+        self,
+        *,
+        agent: Id,
+        conversation: Id,
+    ) -> int:
+        """session_clear(agent, conversation) -> integer: retracts every item of the session not
+        retracted yet and returns how many; the items stay in session_item_history. Unknown
+        conversation: P0002.
+        """
+        return self._call(
+            F.session_clear,
+            agent=agent,
+            conversation=conversation,
+        )
+
+    def session_get_items(
+        self,
+        *,
+        agent: Id,
+        conversation: Id,
+        max_results: int | None = None,
+    ) -> list[SessionItem]:
+        """session_get_items(agent, conversation, max_results => null) -> table(item_no, item): the
+        session's items not retracted, oldest first; with max_results (0 or more), the newest
+        max_results of them. Never writes. Unknown conversation: P0002.
+        """
+        return self._call(
+            F.session_get_items,
+            agent=agent,
+            conversation=conversation,
+            max_results=max_results,
+        )
+
+    def session_item_history(
+        self,
+        *,
+        agent: Id,
+        conversation: Id,
+    ) -> list[SessionItemRevision]:
+        """session_item_history(agent, conversation) -> table(item_no, item, created_at, created_by,
+        retracted, retracted_at, retracted_by): every item the session held, oldest first, with its
+        retraction (pop or clear, when, by whom) if it was retracted.
+        """
+        return self._call(
+            F.session_item_history,
+            agent=agent,
+            conversation=conversation,
+        )
+
+    def session_pop_item(
+        self,
+        *,
+        agent: Id,
+        conversation: Id,
+    ) -> dict[str, Any]:
+        """session_pop_item(agent, conversation) -> jsonb: retracts the newest item of the session
+        that is not retracted yet and returns it (null when none is left). The item stays in
+        session_item_history with who retracted it and when. Unknown conversation: P0002.
+        """
+        return self._call(
+            F.session_pop_item,
+            agent=agent,
+            conversation=conversation,
         )
 
     def share(
@@ -2746,6 +2833,91 @@ class AsyncStoreAPI:
             F.revoke_hosting,
             agent=agent,
             host=host,
+        )
+
+    async def session_add_items(
+        self,
+        *,
+        agent: Id,
+        conversation: Id,
+        items: JSON,
+    ) -> int:
+        """session_add_items(agent, conversation, items) -> integer: appends each element of the
+        JSON array items (any JSON value: messages, tool calls, tool outputs, reasoning items), in
+        order, to the session held by that conversation; returns how many. Items are never changed.
+        items null: 22004; not an array, or over 10 MB: 22023; unknown conversation: P0002.
+        """
+        return await self._call(
+            F.session_add_items,
+            agent=agent,
+            conversation=conversation,
+            items=items,
+        )
+
+    async def session_clear(
+        self,
+        *,
+        agent: Id,
+        conversation: Id,
+    ) -> int:
+        """session_clear(agent, conversation) -> integer: retracts every item of the session not
+        retracted yet and returns how many; the items stay in session_item_history. Unknown
+        conversation: P0002.
+        """
+        return await self._call(
+            F.session_clear,
+            agent=agent,
+            conversation=conversation,
+        )
+
+    async def session_get_items(
+        self,
+        *,
+        agent: Id,
+        conversation: Id,
+        max_results: int | None = None,
+    ) -> list[SessionItem]:
+        """session_get_items(agent, conversation, max_results => null) -> table(item_no, item): the
+        session's items not retracted, oldest first; with max_results (0 or more), the newest
+        max_results of them. Never writes. Unknown conversation: P0002.
+        """
+        return await self._call(
+            F.session_get_items,
+            agent=agent,
+            conversation=conversation,
+            max_results=max_results,
+        )
+
+    async def session_item_history(
+        self,
+        *,
+        agent: Id,
+        conversation: Id,
+    ) -> list[SessionItemRevision]:
+        """session_item_history(agent, conversation) -> table(item_no, item, created_at, created_by,
+        retracted, retracted_at, retracted_by): every item the session held, oldest first, with its
+        retraction (pop or clear, when, by whom) if it was retracted.
+        """
+        return await self._call(
+            F.session_item_history,
+            agent=agent,
+            conversation=conversation,
+        )
+
+    async def session_pop_item(
+        self,
+        *,
+        agent: Id,
+        conversation: Id,
+    ) -> dict[str, Any]:
+        """session_pop_item(agent, conversation) -> jsonb: retracts the newest item of the session
+        that is not retracted yet and returns it (null when none is left). The item stays in
+        session_item_history with who retracted it and when. Unknown conversation: P0002.
+        """
+        return await self._call(
+            F.session_pop_item,
+            agent=agent,
+            conversation=conversation,
         )
 
     async def share(

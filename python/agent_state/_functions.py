@@ -29,6 +29,8 @@ from .results import (
     RecallHit,
     RestoreChange,
     RunSummary,
+    SessionItem,
+    SessionItemRevision,
     SnapshotSource,
     TimelineEvent,
     ToolAuthorization,
@@ -739,6 +741,59 @@ revoke_hosting = Fn(
     Void(),
 )
 
+session_add_items = Fn(
+    "session_add_items",
+    (
+        Param("agent", "uuid"),
+        Param("conversation", "uuid"),
+        Param("items", "jsonb"),
+    ),
+    "integer",
+    Scalar[int](),
+)
+
+session_clear = Fn(
+    "session_clear",
+    (
+        Param("agent", "uuid"),
+        Param("conversation", "uuid"),
+    ),
+    "integer",
+    Scalar[int](),
+)
+
+session_get_items = Fn(
+    "session_get_items",
+    (
+        Param("agent", "uuid"),
+        Param("conversation", "uuid"),
+        Param("max_results", "integer", default=True),
+    ),
+    "TABLE(item_no bigint, item jsonb)",
+    Many(SessionItem),
+)
+
+session_item_history = Fn(
+    "session_item_history",
+    (
+        Param("agent", "uuid"),
+        Param("conversation", "uuid"),
+    ),
+    "TABLE(item_no bigint, item jsonb, created_at timestamp with time zone, created_by text,"
+    " retracted text, retracted_at timestamp with time zone, retracted_by text)",
+    Many(SessionItemRevision),
+)
+
+session_pop_item = Fn(
+    "session_pop_item",
+    (
+        Param("agent", "uuid"),
+        Param("conversation", "uuid"),
+    ),
+    "jsonb",
+    Scalar[dict[str, Any]](),
+)
+
 share = Fn(
     "share",
     (
@@ -906,6 +961,11 @@ FUNCTIONS: dict[str, Fn[Any]] = {
     "revise_persona": revise_persona,
     "revise_profile": revise_profile,
     "revoke_hosting": revoke_hosting,
+    "session_add_items": session_add_items,
+    "session_clear": session_clear,
+    "session_get_items": session_get_items,
+    "session_item_history": session_item_history,
+    "session_pop_item": session_pop_item,
     "share": share,
     "snapshot_prompt": snapshot_prompt,
     "snapshot_sources": snapshot_sources,

@@ -31,6 +31,8 @@ __all__ = [
     "RecallHit",
     "RestoreChange",
     "RunSummary",
+    "SessionItem",
+    "SessionItemRevision",
     "SnapshotSource",
     "TimelineEvent",
     "ToolAuthorization",
@@ -118,6 +120,27 @@ class ForkOrigin:
     as_of: datetime
     forked_at: datetime
     forked_by: str
+
+
+@dataclass(frozen=True, slots=True)
+class SessionItem:
+    """One row of ``session_get_items``: an item of an SDK session."""
+
+    item_no: int
+    item: Any
+
+
+@dataclass(frozen=True, slots=True)
+class SessionItemRevision:
+    """One row of ``session_item_history``: an item and, if it was retracted, how."""
+
+    item_no: int
+    item: Any
+    created_at: datetime
+    created_by: str
+    retracted: str | None
+    retracted_at: datetime | None
+    retracted_by: str | None
 
 
 @dataclass(frozen=True, slots=True)

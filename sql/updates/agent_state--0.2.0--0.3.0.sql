@@ -17,6 +17,9 @@
 --   (agent_forks); redact follows an entry into the copies of its lineage.
 -- * Discovery: list_agents(), find_agent(), list_conversations(), list_runs(),
 --   list_memories().
+-- * SDK sessions: session_items and session_retractions, with
+--   session_add_items(), session_get_items(), session_pop_item(),
+--   session_clear() and session_item_history().
 -- * Rights come only from memberships that lend them (USAGE, not MEMBER); a
 --   session whose SET ROLE membership was revoked is refused; EXECUTE granted on
 --   a function to any other role is taken back.
@@ -80,6 +83,8 @@ ALTER TABLE agent_state.memory_revisions ADD CONSTRAINT memory_revisions_operati
 COMMENT ON TABLE agent_state.memory_revisions IS
 'Immutable memory operation log: create, amend, forget, restore (restore_agent), with attributed '
 'state and provenance.';
+-- SDK sessions (sql/sessions.sql).
+-- include: sql/sessions.sql
 -- include: sql/history.sql
 
 -- Functions whose signature changed (as_of added).

@@ -21,3 +21,13 @@ $restore$;
 -- A fork (agent_forks, and a copy of every table the fork copies).
 SELECT agent_state.fork_agent(a.runtime_agent_id, 'lifecycle-fork', display_name => 'Lifecycle, forked')
 FROM agent_state.agents AS a WHERE a.handle = 'lifecycle';
+-- An SDK session with a retracted item (session_items, session_retractions).
+DO $session$
+DECLARE
+    agent uuid := (SELECT a.runtime_agent_id FROM agent_state.agents AS a WHERE a.handle = 'lifecycle');
+    conv uuid := agent_state.open_conversation(agent, 'openai-agents', 'lifecycle-session', 'direct');
+BEGIN
+    PERFORM agent_state.session_add_items(agent, conv, '[{"role": "user", "content": "hello"}, {"role": "assistant", "content": "hi"}]');
+    PERFORM agent_state.session_pop_item(agent, conv);
+END
+$session$;

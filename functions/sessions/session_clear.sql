@@ -1,0 +1,32 @@
+-- Retracts every item of the session not retracted yet (the SDK's
+-- clear_session); returns how many.
+CREATE FUNCTION agent_state.session_clear(agent uuid, conversation uuid)
+RETURNS integer
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+#variable_conflict use_variable
+DECLARE
+    cleared integer;
+BEGIN
+    PERFORM agent_state._bind(agent);
+    PERFORM agent_state._lock_session(agent, conversation);
+    INSERT INTO agent_state.session_retractions (runtime_agent_id, conversation_id, item_no, kind)
+    SELECT agent, conversation, i.item_no, 'clear'
+    FROM agent_state.session_items AS i
+    WHERE i.runtime_agent_id = agent AND i.conversation_id = conversation
+      AND NOT EXISTS (
+          SELECT FROM agent_state.session_retractions AS r
+          WHERE r.runtime_agent_id = i.runtime_agent_id AND r.conversation_id = i.conversation_id
+            AND r.item_no = i.item_no)
+    ORDER BY i.item_no;
+    GET DIAGNOSTICS cleared = ROW_COUNT;
+    RETURN cleared;
+END
+$$;
+
+COMMENT ON FUNCTION agent_state.session_clear(uuid, uuid) IS
+'session_clear(agent, conversation) -> integer: retracts every item of the session not '
+'retracted yet and returns how many; the items stay in session_item_history. Unknown '
+'conversation: P0002.';

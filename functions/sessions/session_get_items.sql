@@ -1,0 +1,51 @@
+-- The session's items that were not retracted (the SDK's get_items), oldest
+-- first; with max_results, only the newest max_results of them.
+CREATE FUNCTION agent_state.session_get_items(
+    agent uuid,
+    conversation uuid,
+    max_results integer DEFAULT NULL
+)
+RETURNS TABLE (item_no bigint, item jsonb)
+LANGUAGE plpgsql
+STABLE
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+#variable_conflict use_column
+BEGIN
+    PERFORM agent_state._bind(session_get_items.agent);
+    PERFORM agent_state._need(session_get_items.conversation, 'conversation');
+    IF session_get_items.max_results IS NOT NULL THEN
+        PERFORM agent_state._need_count(session_get_items.max_results, 'max_results', 0);
+    END IF;
+    IF NOT EXISTS (
+        SELECT FROM agent_state.conversations AS c
+        WHERE c.runtime_agent_id = session_get_items.agent
+          AND c.conversation_id = session_get_items.conversation
+    ) THEN
+        PERFORM agent_state._missing('conversation', 'conversation', session_get_items.conversation,
+            EXISTS (SELECT FROM agent_state.conversations AS c
+                    WHERE c.conversation_id = session_get_items.conversation));
+    END IF;
+    RETURN QUERY
+    SELECT v.item_no, v.item
+    FROM (
+        SELECT i.item_no, i.item
+        FROM agent_state.session_items AS i
+        WHERE i.runtime_agent_id = session_get_items.agent
+          AND i.conversation_id = session_get_items.conversation
+          AND NOT EXISTS (
+              SELECT FROM agent_state.session_retractions AS r
+              WHERE r.runtime_agent_id = i.runtime_agent_id AND r.conversation_id = i.conversation_id
+                AND r.item_no = i.item_no)
+        ORDER BY i.item_no DESC
+        LIMIT session_get_items.max_results
+    ) AS v
+    ORDER BY v.item_no;
+END
+$$;
+
+COMMENT ON FUNCTION agent_state.session_get_items(uuid, uuid, integer) IS
+'session_get_items(agent, conversation, max_results => null) -> table(item_no, item): the '
+'session''s items not retracted, oldest first; with max_results (0 or more), the newest '
+'max_results of them. Never writes. Unknown conversation: P0002.';
