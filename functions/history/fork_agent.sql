@@ -91,7 +91,9 @@ BEGIN
             (runtime_agent_id, revision, body, is_active, created_at, created_by)
         SELECT fork, p.revision, p.body, p.revision = active_rev, p.created_at, p.created_by
         FROM agent_state.persona_revisions AS p
-        WHERE p.runtime_agent_id = origin AND p.created_at <= moment
+        -- A revision is written a moment before its activation: at a moment
+        -- between the two there was no persona yet, so none is copied.
+        WHERE p.runtime_agent_id = origin AND p.created_at <= moment AND active_rev IS NOT NULL
     ),
     activations AS (
         INSERT INTO agent_state.persona_activations

@@ -2,7 +2,7 @@
 -- moment, with what it rests on, ids and stamps kept, referencing nothing of the
 -- origin; erasure follows the data into every agent of the lineage.
 BEGIN;
-SELECT plan(47);
+SELECT plan(49);
 
 CREATE TEMP TABLE ids (k text PRIMARY KEY, v uuid NOT NULL);
 CREATE FUNCTION pg_temp.id(key text) RETURNS uuid LANGUAGE sql STABLE
@@ -120,6 +120,14 @@ RESET ROLE;
 SELECT is((SELECT count(*) FROM agent_state.agents), (SELECT n FROM pg_temp.agents_before),
           'no refused fork created an agent');
 SET ROLE t480_op;
+
+-- Between a persona's first revision and its activation there was no persona:
+-- a fork of that instant has none, and no half-active one.
+SELECT lives_ok($$SELECT agent_state.fork_agent(pg_temp.id('a'), 't480-early',
+                      (SELECT created_at FROM agent_state.persona_history(pg_temp.id('a')) WHERE revision = 1))$$,
+                'a fork at the instant a first persona revision was written');
+SELECT is_empty($$SELECT * FROM agent_state.persona_history(agent_state.find_agent('t480-early'))$$,
+                'has no persona: none was active then');
 
 -- ------------------------------------------------ the fork as of the good moment
 INSERT INTO pg_temp.ids VALUES ('f', agent_state.fork_agent(pg_temp.id('a'), 't480-f', pg_temp.t('good')));
