@@ -250,7 +250,9 @@ def server_major(dsn: str) -> int:
 
 
 @pytest.mark.slow
-def test_group_roles_made_by_a_createrole_squatter_are_refused(cluster: str) -> None:
+@pytest.mark.parametrize("mode", MODES)
+def test_group_roles_made_by_a_createrole_squatter_are_refused(cluster: str, mode: str) -> None:
+    skip_without_extension(cluster, mode)
     with psycopg.connect(cluster, autocommit=True) as conn:
         conn.execute("CREATE ROLE squatter LOGIN CREATEROLE")
     with as_role(cluster, "squatter") as conn:
@@ -260,7 +262,7 @@ def test_group_roles_made_by_a_createrole_squatter_are_refused(cluster: str) -> 
             # Before 16 CREATEROLE administers every role anyway; what is left to
             # check is a membership it granted.
             conn.execute("GRANT agent_state_operator TO squatter")
-    install_fails(cluster, "plain", match="administered by squatter")
+    install_fails(cluster, mode, match="administered by squatter")
     nothing_installed(cluster)
     # A superuser takes the squatter's rights away: then the install goes ahead.
     with psycopg.connect(cluster, autocommit=True) as conn:
@@ -275,7 +277,14 @@ def test_group_roles_made_by_a_createrole_squatter_are_refused(cluster: str) -> 
                 "SELECT count(*) FROM pg_auth_members WHERE member = 'squatter'::regrole"
             ).fetchone()
             assert left == (0,)
-    assert agent_state.install(cluster) == lc.control_version()
+    if mode == "extension":
+        lc.install(cluster, mode)
+        with psycopg.connect(cluster) as conn:
+            assert conn.execute("SELECT agent_state.version()").fetchone() == (
+                lc.control_version(),
+            )
+    else:
+        assert agent_state.install(cluster) == lc.control_version()
 
 
 @pytest.mark.slow
