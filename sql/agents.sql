@@ -60,8 +60,6 @@ CREATE INDEX agent_hosts_host_idx ON agent_state.agent_hosts (host);
 COMMENT ON TABLE agent_state.agent_hosts IS
 'Hosting grants: runtime roles that may act for an agent.';
 
--- Trigger functions shared by every table that records history.
-
 -- Tables only operators write: a runtime role granted table privileges directly
 -- still cannot change agents, hosting or persona unless it is also an operator.
 -- (Roles outside both groups cannot evaluate agent_scope at all, and the owner,

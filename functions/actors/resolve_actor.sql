@@ -1,4 +1,7 @@
--- Actors and identities inside one perspective.
+-- The actor this perspective knows under a connector identity, created with
+-- its identity link the first time the identity is seen. Concurrent
+-- resolutions of one new identity end with one actor: they take the advisory
+-- lock link_identity takes too.
 CREATE FUNCTION agent_state.resolve_actor(
     agent uuid,
     connector text,

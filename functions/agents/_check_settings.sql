@@ -1,5 +1,3 @@
--- Agents, their profile and hosting (operators only).
-
 -- Raises what _settings_problem finds (22023), or 22004 for null settings.
 CREATE FUNCTION agent_state._check_settings(settings jsonb)
 RETURNS void

@@ -1,4 +1,5 @@
--- Conversations and message events.
+-- The agent's conversation for a connector's external reference, created on
+-- first use.
 CREATE FUNCTION agent_state.open_conversation(
     agent uuid,
     connector text,

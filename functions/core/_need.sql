@@ -1,7 +1,5 @@
--- Argument checks shared by every public function. Each raises a stable SQLSTATE
--- with a message that starts with the name of the offending argument.
-
--- Required argument is null: 22004.
+-- Required argument is null: 22004, with a message that starts with the
+-- argument's name.
 CREATE FUNCTION agent_state._need(val anyelement, arg text)
 RETURNS void
 LANGUAGE plpgsql

@@ -1,4 +1,12 @@
--- Parses a budget (see above) into its limits; NULL = no limit.
+-- Parses a budget (start_run, continue_run) into its limits; NULL = no limit.
+--
+-- budget: a JSON object with any of
+--   tokens             positive integer, at most 10^15
+--   cost_usd           positive number, at most 10^12
+--   tool_calls         positive integer, at most 10^9
+--   wall_time_seconds  positive number, at most 10^10 (wall time since the start of
+--                      the first run of the chain)
+-- A missing key is no limit. Anything else raises 22023 naming the key.
 CREATE FUNCTION agent_state._budget_limits(
     budget jsonb,
     OUT tokens numeric, OUT cost_usd numeric, OUT tool_calls bigint, OUT wall_time_seconds numeric

@@ -1,4 +1,6 @@
--- Tool calls and their results.
+-- A tool call of a run under the agent's current enabled grant of the tool,
+-- charged as one unit of the run's tool_calls budget; its results are
+-- appended by record_tool_result.
 CREATE FUNCTION agent_state.record_tool_call(
     agent uuid,
     run uuid,

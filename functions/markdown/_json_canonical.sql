@@ -1,8 +1,5 @@
--- Markdown views of an agent's state: export_markdown (a deterministic, read-only
--- rendering) and import_markdown (migrates a markdown memory file into entries
--- whose evidence is the stored file).
-
--- Compact JSON with object keys in byte order, the same text for equal values.
+-- Compact JSON with object keys in byte order, the same text for equal values
+-- (export_markdown writes each tool grant's config with it).
 CREATE FUNCTION agent_state._json_canonical(val jsonb)
 RETURNS text
 LANGUAGE plpgsql

@@ -1,8 +1,3 @@
--- Sharing grants (operator): one revision of an entry made eligible in one
--- conversation regardless of audience. Grants are revision-specific, so an
--- amendment is not shared until granted again. unshare revokes (stamps
--- revoked_at/revoked_by); grants are never deleted.
-
 -- Checks shared by share and unshare: the entry, the revision and the
 -- conversation all belong to this perspective.
 CREATE FUNCTION agent_state._check_share_target(agent uuid, entry uuid, revision integer, conversation uuid)

@@ -1,7 +1,6 @@
--- Memory writes: remember (agent-authored, from a message), note (operator),
--- amend and forget. Each writes the entry's new state and its revision (with the
--- revision's full evidence set) in one transaction; sql/memory.sql
--- verifies the result at commit.
+-- An agent-authored memory from a persisted message: the message's author is
+-- the source actor and its audience the evidence (_insert_memory writes the
+-- entry and its first revision).
 CREATE FUNCTION agent_state.remember(
     agent uuid,
     body text,

@@ -1,4 +1,7 @@
--- Persona: operators write revisions and choose the active one; runtimes read.
+-- Makes revision the agent's active one: clears the flag of the revision
+-- active before, sets it on this one and logs the activation. Shared by
+-- activate_persona, revise_persona and restore_agent, which bind the call,
+-- lock the agent and defer the persona checks (_check_persona) to commit.
 CREATE FUNCTION agent_state._activate_persona(agent uuid, revision integer)
 RETURNS void
 LANGUAGE plpgsql

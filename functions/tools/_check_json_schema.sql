@@ -1,3 +1,17 @@
+-- The JSON Schema subset that tool contracts use (register_tool's config_schema),
+-- checked here; _validate_json validates a grant's config against a schema that
+-- passed.
+--
+-- Supported keywords: type (object, string, integer, number, boolean, array, null,
+-- or a non-empty array of those), properties (object of subschemas), required
+-- (array of distinct strings), enum (non-empty array), minimum, maximum (numbers),
+-- items (one subschema), additionalProperties (boolean; absent means allowed, as in
+-- JSON Schema), description and title (strings, ignored). Anything else is refused
+-- with 22023 naming the path of the offending keyword. Semantics follow JSON
+-- Schema: an integer is a number with no fractional part (1.0 is an integer);
+-- minimum and maximum apply to numbers, properties/required/additionalProperties
+-- to objects, items to arrays; other values pass those keywords.
+--
 -- Checks that schema is a well-formed schema of the supported subset; raises 22023
 -- naming path (and the keyword) otherwise. depth guards against runaway nesting.
 CREATE FUNCTION agent_state._check_json_schema(schema jsonb, path text, depth integer DEFAULT 0)

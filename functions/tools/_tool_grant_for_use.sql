@@ -1,6 +1,3 @@
--- Tool grants: registration (operators, deployment-wide), per-agent grant
--- revisions (operators), and the runtime check before a tool is used.
-
 -- The current grant of tool for agent, for use right now: its revision. Raises
 -- 42501 naming tool when the tool is unknown, was never granted to this agent, or
 -- its current (highest) grant revision is disabled. The caller must have bound the
