@@ -1,10 +1,10 @@
 -- The budget rule (SPEC section 7), written once: spending at or past any limit
 -- (wall time counts from the chain's start) exhausts the run. Used by the run
--- triggers when a run is written. Two places restate it on purpose, each for
--- speed and each checked against this one by tests/pgtap/200_runs.sql: the
--- WHEN clause of runs_before_update (sql/triggers.sql), the test that lets a
--- plain charge skip the trigger, and record_turn's direct path, which asks the
--- stricter question "can no part but the last reach a limit".
+-- triggers when a run is written. Two places restate it on purpose, for speed:
+-- the WHEN clause of runs_before_update (sql/triggers.sql), the test that lets
+-- a plain charge skip the trigger, and record_turn's direct path, which asks
+-- the stricter question "can no part but the last reach a limit". The budget
+-- edges of tests/pgtap/200_runs.sql and 240_one_call.sql run through all three.
 -- (Scalars, not the runs row type: functions load before the tables. PL/pgSQL:
 -- compiled once per session, where a SQL function with a SET clause is planned
 -- on every call.)
