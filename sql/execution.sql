@@ -231,8 +231,7 @@ CREATE TABLE agent_state.tool_calls (
     -- The model call that asked for a tool call belongs to the same run.
     CONSTRAINT tool_calls_model_call_fkey FOREIGN KEY (runtime_agent_id, run_id, model_call_id)
     REFERENCES agent_state.model_calls (runtime_agent_id, run_id, model_call_id)
-    -- (tool_calls_grant_fkey to tool_grants is added in 93_execution_policies.sql,
-    -- which loads after the tool tables.)
+    -- (tool_calls_grant_fkey to tool_grants is added at the end of this file.)
 );
 
 CREATE INDEX tool_calls_run_idx ON agent_state.tool_calls (runtime_agent_id, run_id, created_at);

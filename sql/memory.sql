@@ -5,7 +5,7 @@
 -- current state that retrieval reads; a committed entry always has its history:
 -- each revision belongs to its entry (a deferred composite foreign key), and the
 -- entry's current revision is checked at commit (memory_entries_insert_check and
--- the revision check below). The current revision is not a second foreign key:
+-- memory_entries_revision_check, in sql/triggers.sql). The current revision is not a second foreign key:
 -- the two keys would form a cycle, and pg_dump loads each table in a transaction
 -- of its own, in foreign-key order.
 --
@@ -247,8 +247,6 @@ COMMENT ON TABLE agent_state.memory_redactions IS
 --   stamped by the database.
 -- * memory_redactions, memory_imports: append-only (a redaction may add the
 --   snapshot hashes to its own row in the transaction that wrote it).
-
--- Triggers.
 
 -- Memory rows only operators write, for runtime roles granted table privileges
 -- directly (clients normally go through the functions): sharing grants,

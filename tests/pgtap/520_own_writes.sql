@@ -208,8 +208,8 @@ SELECT is(:'owner_exec'::text, 'checkpoint_numbering,run_budget',
 -- "Own" is the owner of the functions, not of the schema: after ALTER SCHEMA ...
 -- OWNER the functions still run as their owner, and a model call through them
 -- must still be charged once, not a second time by the insert trigger. (The
--- schema's event trigger refuses that ALTER, 600_schema_guard.sql: a superuser
--- who disables it can still do it.)
+-- schema's event trigger refuses that ALTER, sql/guard.sql and
+-- tests/python/test_install_trust.py: a superuser who disables it can still do it.)
 SAVEPOINT schema_owner;
 ALTER EVENT TRIGGER agent_state_guard DISABLE;
 ALTER SCHEMA agent_state OWNER TO t520_dba;
