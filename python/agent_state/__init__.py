@@ -47,7 +47,12 @@ chained to the psycopg exception:
 ``Duplicate``                  23505: duplicate identity link or handle
 ``CrossPerspectiveReference``  23503: a reference into another perspective or run
 ``NotInstalled``               42883/3F000: function missing (not installed, too old)
+``ConnectionFailed``           no DSN given, a malformed DSN, or the server unreachable
 =============================  =======================================================
+
+A ``PermissionDenied`` for PostgreSQL's own "permission denied for function X" (the
+role is in neither group role, or a runtime calls an operator function) names the
+group role and the ``GRANT`` to run; a malformed uuid argument names the argument.
 """
 
 from __future__ import annotations
@@ -56,6 +61,7 @@ from ._install import bundled_version, install
 from .aio import AsyncStore, connect_async
 from .errors import (
     BudgetExhausted,
+    ConnectionFailed,
     CrossPerspectiveReference,
     Duplicate,
     Error,
@@ -123,6 +129,7 @@ __all__ = [
     "AgentSummary",
     "AsyncStore",
     "BudgetExhausted",
+    "ConnectionFailed",
     "ConversationSummary",
     "CrossPerspectiveReference",
     "Duplicate",

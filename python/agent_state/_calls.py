@@ -13,6 +13,7 @@ default applies).
 from __future__ import annotations
 
 import math
+import re
 import struct
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -22,6 +23,8 @@ from uuid import UUID
 from psycopg import sql
 from psycopg.rows import RowFactory, class_row, tuple_row
 from psycopg.types.json import Jsonb
+
+from .errors import InvalidArgument
 
 __all__ = [
     "JSON",
@@ -35,6 +38,7 @@ __all__ = [
     "Scalar",
     "Shape",
     "Void",
+    "is_uuid_text",
 ]
 
 Id: TypeAlias = UUID | str
@@ -44,6 +48,24 @@ JSON: TypeAlias = Any
 """A jsonb argument: anything :class:`psycopg.types.json.Jsonb` can dump."""
 
 SCHEMA = "agent_state"
+
+# The text PostgreSQL's uuid input accepts (uuid.c, string_to_uuid): 32 hex digits,
+# a hyphen allowed after any group of four but the last, the whole optionally in braces.
+_UUID_TEXT = re.compile(
+    r"\{[0-9A-Fa-f]{4}(?:-?[0-9A-Fa-f]{4}){7}\}|[0-9A-Fa-f]{4}(?:-?[0-9A-Fa-f]{4}){7}"
+)
+
+
+def is_uuid_text(value: str) -> bool:
+    """Does PostgreSQL read ``value`` as a uuid?"""
+    return _UUID_TEXT.fullmatch(value) is not None
+
+
+def _not_a_uuid(argument: str, value: str) -> InvalidArgument:
+    # Quoted by its first 64 characters at most, as the SQL functions quote a value.
+    shown = repr(value[:64]) + ("..." if len(value) > 64 else "")
+    return InvalidArgument(f"{argument}: not a uuid: {shown}", sqlstate="22P02")
+
 
 R = TypeVar("R")
 D = TypeVar("D")
@@ -122,6 +144,9 @@ class Param:
     def adapt(self, value: object) -> object:
         if value is None:
             return None
+        if self.type == "uuid" and isinstance(value, str) and not is_uuid_text(value):
+            # The server's 22P02 would not say which argument it was.
+            raise _not_a_uuid(self.name, value)
         if self.type in ("jsonb", "json"):
             return value if isinstance(value, Jsonb) else Jsonb(value)
         if self.type == "regrole" and isinstance(value, str):
@@ -131,8 +156,13 @@ class Param:
         if self.type == "uuid[]":
             if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
                 raise TypeError(f"{self.name}: expected a sequence of UUIDs")
-            # Sent as text[] and cast server-side, so a malformed id raises 22P02.
-            return [None if v is None else str(v) for v in value]
+            # Sent as text[] and cast server-side; a malformed id is refused here, by
+            # its argument and position (22P02, as the server would).
+            items = [None if v is None else str(v) for v in value]
+            for i, item in enumerate(items):
+                if item is not None and not is_uuid_text(item):
+                    raise _not_a_uuid(f"{self.name}[{i + 1}]", item)
+            return items
         if self.type.endswith("[]"):
             # A str or bytes is a Sequence too: sent as a list it would become an
             # array of its characters or byte values.

@@ -13,6 +13,8 @@ Upgrades of a plain install apply the bundled upgrade scripts
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
+from functools import cache
 from importlib import resources
 from typing import TYPE_CHECKING, Any
 
@@ -24,7 +26,15 @@ from .errors import Error, PermissionDenied, from_psycopg
 if TYPE_CHECKING:
     from importlib.abc import Traversable
 
-__all__ = ["bundle_text", "bundled_version", "install", "upgrade_path"]
+__all__ = [
+    "InstallReport",
+    "bundle_text",
+    "bundled_version",
+    "install",
+    "install_report",
+    "operator_only_functions",
+    "upgrade_path",
+]
 
 _BUNDLE = "agent_state.sql"
 _UPGRADE = re.compile(r"^agent_state--(?P<src>[^-]+(?:-[^-]+)*?)--(?P<dst>[^-].*)\.sql$")
@@ -111,6 +121,33 @@ def upgrade_path(installed: str, target: str) -> list[str]:
     )
 
 
+@dataclass(frozen=True)
+class InstallReport:
+    """What :func:`install_report` found and did."""
+
+    version: str
+    """The version installed now."""
+    previous: str | None
+    """The version installed before (``None``: there was none)."""
+    extension: bool
+    """Installed with ``CREATE EXTENSION``: nothing was done."""
+    role: str
+    """The installing role, as an SQL identifier (quoted where needed)."""
+    operator: bool
+    """Whether that role acts as ``agent_state_operator`` (a member, or a superuser)."""
+    can_grant: bool = False
+    """Whether that role may grant membership in ``agent_state_operator`` itself."""
+
+    @property
+    def action(self) -> str:
+        """``installed``, ``upgraded``, ``current`` or ``extension`` (nothing done)."""
+        if self.extension:
+            return "extension"
+        if self.previous is None:
+            return "installed"
+        return "current" if self.previous == self.version else "upgraded"
+
+
 def install(conn: Connection[Any] | str) -> str:
     """Install or upgrade ``agent_state`` as plain SQL; return the installed version.
 
@@ -126,11 +163,20 @@ def install(conn: Connection[Any] | str) -> str:
     ``agent_state_operator``/``agent_state_runtime`` roles yet: a superuser, or on managed
     PostgreSQL the database owner. The installing role owns the objects but is not made
     an operator: ``GRANT agent_state_operator TO <role>`` for the roles that administer
-    agents.
+    agents. A DSN string (empty: from the environment, as :func:`~agent_state.connect`)
+    that cannot be connected to raises :class:`~agent_state.ConnectionFailed`.
     """
+    return install_report(conn).version
+
+
+def install_report(conn: Connection[Any] | str) -> InstallReport:
+    """:func:`install`, saying what it did: the version before and after, and whether the
+    installing role is an operator (what ``agent-state install`` prints)."""
     if isinstance(conn, str):
-        with psycopg.connect(conn, autocommit=True) as owned:
-            return install(owned)
+        from .store import _open  # store imports the generated API; only needed here
+
+        with _open(conn, "the conn argument") as owned:
+            return install_report(owned)
     try:
         with conn.transaction():
             conn.execute("SELECT pg_catalog.pg_advisory_xact_lock(%s::bigint)", [_LOCK_KEY])
@@ -138,7 +184,7 @@ def install(conn: Connection[Any] | str) -> str:
                 "SELECT extversion FROM pg_catalog.pg_extension WHERE extname = 'agent_state'"
             ).fetchone()
             if row is not None:
-                return str(row[0])
+                return _report(conn, str(row[0]), str(row[0]), extension=True)
             text = bundle_text()
             target = bundled_version(text)
             _refuse_untrusted_schema(conn)
@@ -150,7 +196,7 @@ def install(conn: Connection[Any] | str) -> str:
             if installed is None:
                 _run_script(conn, text, _BUNDLE)
             elif installed == target:
-                return installed
+                return _report(conn, installed, installed)
             elif _key(installed) > _key(target):
                 raise Error(
                     f"agent_state {installed} is installed, newer than the bundled {target}: "
@@ -167,9 +213,50 @@ def install(conn: Connection[Any] | str) -> str:
             done = _plain_version(conn)
             if done != target:
                 raise Error(f"installing agent_state {target} left version {done} in place")
-            return done
+            return _report(conn, installed, done)
     except psycopg.Error as e:
         raise from_psycopg(e) from e
+
+
+def _report(
+    conn: Connection[Any], previous: str | None, version: str, *, extension: bool = False
+) -> InstallReport:
+    # The group roles exist here: the install made them, or found them. Who may grant
+    # membership: ADMIN OPTION on the role, or before PostgreSQL 16 CREATEROLE.
+    row = conn.execute(
+        """
+        SELECT pg_catalog.quote_ident(current_user),
+               pg_catalog.pg_has_role(current_user, 'agent_state_operator', 'USAGE'),
+               pg_catalog.pg_has_role(current_user, 'agent_state_operator',
+                                      'MEMBER WITH ADMIN OPTION')
+               OR (pg_catalog.current_setting('server_version_num')::int < 160000
+                   AND (SELECT r.rolcreaterole FROM pg_catalog.pg_roles AS r
+                        WHERE r.rolname = current_user))
+        """
+    ).fetchone()
+    assert row is not None
+    return InstallReport(version, previous, extension, str(row[0]), bool(row[1]), bool(row[2]))
+
+
+_OPERATOR_ONLY = re.compile(
+    r"operator_only\s+constant\s+text\s*\[\]\s*:=\s*ARRAY\s*\[(?P<names>[^\]]*)\]",
+    re.IGNORECASE,
+)
+
+
+@cache
+def operator_only_functions() -> frozenset[str] | None:
+    """The functions EXECUTE is granted on to ``agent_state_operator`` only (not to
+    ``agent_state_runtime``), from their one list in the bundled SQL's privileges
+    pass; ``None`` when the bundle is not built or holds no such list."""
+    try:
+        text = bundle_text()
+    except Error:
+        return None
+    m = _OPERATOR_ONLY.search(text)
+    if m is None:
+        return None
+    return frozenset(re.findall(r"'([^']+)'", m["names"]))
 
 
 def _run_script(conn: Connection[Any], text: str, name: str) -> None:

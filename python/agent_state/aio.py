@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from contextvars import ContextVar
@@ -19,7 +19,7 @@ from ._api import AsyncStoreAPI
 from ._calls import Fn, Id, R
 from .errors import _mapped
 from .results import RecallHit
-from .store import Embedder, default_dsn
+from .store import Embedder, check_dsn, connection_failed, resolve_dsn
 
 __all__ = ["AsyncStore", "connect_async"]
 
@@ -33,12 +33,22 @@ async def connect_async(
 ) -> AsyncStore:
     """Open an async connection and return an :class:`AsyncStore` that owns it.
 
-    The DSN comes from ``dsn``, else ``$AGENT_STATE_DSN``, else ``$DATABASE_URL``;
-    ``embedder`` and ``embedding_model`` as for :func:`~agent_state.connect`.
+    The DSN comes from ``dsn``, else ``$AGENT_STATE_DSN``, else ``$DATABASE_URL``, else
+    libpq's ``PG*`` variables (:class:`~agent_state.ConnectionFailed` otherwise, and
+    when the connection fails); ``embedder`` and ``embedding_model`` as for
+    :func:`~agent_state.connect`.
     """
-    with _mapped():
-        conn = await psycopg.AsyncConnection.connect(default_dsn(dsn), autocommit=autocommit)
+    conn = await _connect(dsn, "the dsn argument", autocommit=autocommit)
     return AsyncStore(conn, owned=True, embedder=embedder, embedding_model=embedding_model)
+
+
+async def _connect(dsn: str | None, given_as: str, *, autocommit: bool) -> AsyncConnection[Any]:
+    resolved, source = resolve_dsn(dsn, given_as)
+    check_dsn(resolved, source)
+    try:
+        return await psycopg.AsyncConnection.connect(resolved, autocommit=autocommit)
+    except psycopg.Error as e:
+        raise connection_failed(e, resolved, source) from e
 
 
 class AsyncStore(AsyncStoreAPI):
@@ -46,7 +56,8 @@ class AsyncStore(AsyncStoreAPI):
 
     Construct it from a :class:`psycopg.AsyncConnection`, a
     :class:`psycopg_pool.AsyncConnectionPool` or a DSN string (connected on first use
-    or on ``async with``; the store then owns the connection). Transactions work as in
+    or on ``async with``; the store then owns the connection; an empty string reads the
+    DSN from the environment, as :func:`connect_async`). Transactions work as in
     :class:`~agent_state.Store`: ``async with store.transaction():``.
     """
 
@@ -124,10 +135,9 @@ class AsyncStore(AsyncStoreAPI):
         async with self._lock:
             if self._conn is None:
                 assert self._dsn is not None
-                with _mapped():
-                    self._conn = await psycopg.AsyncConnection.connect(
-                        self._dsn, autocommit=self._autocommit
-                    )
+                self._conn = await _connect(
+                    self._dsn, "the AsyncStore argument", autocommit=self._autocommit
+                )
             return self._conn
 
     @asynccontextmanager
@@ -164,11 +174,12 @@ class AsyncStore(AsyncStoreAPI):
 
     async def _call(self, fn: Fn[R], **args: object) -> R:
         query, params = fn.build(args)
-        with _mapped(fn.name):
+        with _mapped(fn.name) as call:
             async with (
                 self._connection() as conn,
                 conn.cursor(row_factory=fn.shape.row_factory) as cur,
             ):
+                call.role = conn.info.user
                 await cur.execute(query, params)
                 rows = await cur.fetchall()
         return fn.shape.extract(rows)
@@ -237,12 +248,20 @@ class AsyncStore(AsyncStoreAPI):
             or (self._embedding_model if query_embedding is not None else None),
         )
 
-    async def embed_pending(self, *, agent: Id, model: str | None = None, batch: int = 100) -> int:
+    async def embed_pending(
+        self,
+        *,
+        agent: Id,
+        model: str | None = None,
+        batch: int = 100,
+        progress: Callable[[int], object] | None = None,
+    ) -> int:
         """Fill :meth:`pending_embeddings` with the store's ``embedder``: embed the bodies
         in batches and attach each embedding; returns how many were attached. Each
         batch is one transaction (one commit, not one per embedding): an error
         leaves that batch's revisions pending. The embedder is the runtime's own
-        model (nothing is bundled or downloaded)."""
+        model (nothing is bundled or downloaded). ``progress``, if given, is called
+        after each committed batch with the number attached so far."""
         model = model or self._embedding_model
         if self._embedder is None or not model:
             raise ValueError("embed_pending needs a store made with embedder= and a model")
@@ -259,6 +278,8 @@ class AsyncStore(AsyncStoreAPI):
                         embedding=vector,
                     )  # fmt: skip
             done += len(rows)
+            if progress is not None:
+                progress(done)
 
     async def _embed(self, texts: list[str]) -> list[Sequence[float]]:
         # The embedder is a plain (blocking) callable, often a model on the CPU:

@@ -12,14 +12,15 @@ from typing import Any, TypeAlias
 
 import psycopg
 from psycopg import Connection
+from psycopg.conninfo import conninfo_to_dict
 from psycopg_pool import ConnectionPool
 
 from ._api import StoreAPI
 from ._calls import JSON, Fn, Id, R
-from .errors import _mapped
+from .errors import ConnectionFailed, _mapped
 from .results import RecallHit
 
-__all__ = ["JSON", "Id", "Store", "connect", "default_dsn"]
+__all__ = ["JSON", "Id", "Store", "connect", "default_dsn", "resolve_dsn"]
 
 Embedder: TypeAlias = Callable[[list[str]], Sequence[Sequence[float]]]
 """A runtime's embedding model: texts in, one vector per text out (same order)."""
@@ -35,6 +36,86 @@ def default_dsn(dsn: str | None = None) -> str:
     return os.environ.get("AGENT_STATE_DSN") or os.environ.get("DATABASE_URL") or ""
 
 
+NO_DATABASE = "no database given: set AGENT_STATE_DSN or pass --dsn"
+"""What the command line says when it has no DSN (the library says it its own way)."""
+
+# libpq's environment variables that name a server or database: with one of them set,
+# an empty DSN is a choice (libpq's defaults), not an omission.
+_LIBPQ_ENV = ("PGHOST", "PGHOSTADDR", "PGPORT", "PGDATABASE", "PGUSER", "PGSERVICE")
+
+
+def resolve_dsn(dsn: str | None, given_as: str = "the dsn argument") -> tuple[str, str]:
+    """The DSN to connect with and where it came from: ``dsn`` (described as
+    ``given_as``), else ``$AGENT_STATE_DSN``, else ``$DATABASE_URL``, else libpq's
+    own ``PG*`` environment variables (an empty DSN). With none of them,
+    :class:`ConnectionFailed` says to set ``AGENT_STATE_DSN``."""
+    if dsn:
+        return dsn, given_as
+    for var in ("AGENT_STATE_DSN", "DATABASE_URL"):
+        value = os.environ.get(var)
+        if value:
+            return value, var
+    libpq = [var for var in _LIBPQ_ENV if os.environ.get(var)]
+    if libpq:
+        return "", f"libpq's environment ({', '.join(libpq)})"
+    raise ConnectionFailed(
+        "no database given: set AGENT_STATE_DSN (or DATABASE_URL) to a libpq connection "
+        "string or URI, or pass one, e.g. "
+        "agent_state.connect('postgresql://user@host/dbname')"
+    )
+
+
+def check_dsn(dsn: str, source: str) -> None:
+    """Raise :class:`ConnectionFailed` if ``dsn`` is not a libpq connection string or
+    URI, quoting no part of it (libpq's own message may quote a piece of a password);
+    the psycopg error is not chained for the same reason."""
+    try:
+        conninfo_to_dict(dsn)
+    except psycopg.Error:
+        raise ConnectionFailed(
+            f"the DSN from {source} is not a valid libpq connection string or URI "
+            "(key=value pairs such as 'host=db.example.com dbname=app user=agent', or "
+            "'postgresql://agent@db.example.com/app')"
+        ) from None
+
+
+def connection_failed(exc: psycopg.Error, dsn: str, source: str) -> ConnectionFailed:
+    """The :class:`ConnectionFailed` for a failed connection with ``dsn`` (valid, see
+    :func:`check_dsn`) from ``source``: where the DSN came from and its host, port,
+    database and user, never its password."""
+    params = conninfo_to_dict(dsn)
+    shown = [
+        f"{key}={params[key]}"
+        for key in ("host", "hostaddr", "port", "dbname", "user", "service")
+        if params.get(key)
+    ]
+    where = " ".join(shown) if shown else "libpq's defaults"
+    reason = str(exc).strip() or type(exc).__name__
+    return ConnectionFailed(
+        f"cannot connect to PostgreSQL with the DSN from {source} ({where}): {reason}",
+        sqlstate=exc.sqlstate,
+    )
+
+
+@contextmanager
+def _open(
+    dsn: str | None, given_as: str = "the dsn argument", *, autocommit: bool = True
+) -> Iterator[Connection[Any]]:
+    """A connection for ``dsn`` (resolved as :func:`resolve_dsn`), closed afterwards."""
+    conn = _connect(dsn, given_as, autocommit=autocommit)
+    with conn:
+        yield conn
+
+
+def _connect(dsn: str | None, given_as: str, *, autocommit: bool) -> Connection[Any]:
+    resolved, source = resolve_dsn(dsn, given_as)
+    check_dsn(resolved, source)
+    try:
+        return psycopg.connect(resolved, autocommit=autocommit)
+    except psycopg.Error as e:
+        raise connection_failed(e, resolved, source) from e
+
+
 def connect(
     dsn: str | None = None,
     *,
@@ -44,13 +125,18 @@ def connect(
 ) -> Store:
     """Open a connection and return a :class:`Store` that owns it.
 
-    The DSN comes from ``dsn``, else ``$AGENT_STATE_DSN``, else ``$DATABASE_URL``.
-    With ``autocommit`` (the default) every call is its own transaction; group calls
+    The DSN comes from ``dsn``, else ``$AGENT_STATE_DSN``, else ``$DATABASE_URL``, else
+    libpq's ``PG*`` variables; with none of them, or when the connection fails,
+    :class:`~agent_state.ConnectionFailed` says which source it tried. With
+    ``autocommit`` (the default) every call is its own transaction; group calls
     with ``with store.transaction():``.
     """
-    with _mapped():
-        conn = psycopg.connect(default_dsn(dsn), autocommit=autocommit)
-    return Store(conn, owned=True, embedder=embedder, embedding_model=embedding_model)
+    return Store(
+        _connect(dsn, "the dsn argument", autocommit=autocommit),
+        owned=True,
+        embedder=embedder,
+        embedding_model=embedding_model,
+    )
 
 
 class Store(StoreAPI):
@@ -58,7 +144,8 @@ class Store(StoreAPI):
 
     Construct it from a :class:`psycopg.Connection`, a
     :class:`psycopg_pool.ConnectionPool` or a DSN string (the store then owns an
-    autocommit connection; close it with :meth:`close` or a ``with`` block).
+    autocommit connection; close it with :meth:`close` or a ``with`` block; an empty
+    string reads the DSN from the environment, as :func:`connect`).
 
     Transactions: on an autocommit connection (the default of :func:`connect`) every
     method is its own transaction. ``with store.transaction():`` groups several calls
@@ -89,8 +176,7 @@ class Store(StoreAPI):
         self._pool: ConnectionPool[Any] | None = None
         self._owned = owned
         if isinstance(source, str):
-            with _mapped():
-                self._conn = psycopg.connect(source, autocommit=autocommit)
+            self._conn = _connect(source, "the Store argument", autocommit=autocommit)
             self._owned = True
         elif isinstance(source, ConnectionPool):
             self._pool = source
@@ -166,10 +252,11 @@ class Store(StoreAPI):
     def _call(self, fn: Fn[R], **args: object) -> R:
         query, params = fn.build(args)
         with (
-            _mapped(fn.name),
+            _mapped(fn.name) as call,
             self._connection() as conn,
             conn.cursor(row_factory=fn.shape.row_factory) as cur,
         ):
+            call.role = conn.info.user
             cur.execute(query, params)
             rows = cur.fetchall()
         return fn.shape.extract(rows)
@@ -238,12 +325,20 @@ class Store(StoreAPI):
             or (self._embedding_model if query_embedding is not None else None),
         )
 
-    def embed_pending(self, *, agent: Id, model: str | None = None, batch: int = 100) -> int:
+    def embed_pending(
+        self,
+        *,
+        agent: Id,
+        model: str | None = None,
+        batch: int = 100,
+        progress: Callable[[int], object] | None = None,
+    ) -> int:
         """Fill :meth:`pending_embeddings` with the store's ``embedder``: embed the bodies
         in batches and attach each embedding; returns how many were attached. Each
         batch is one transaction (one commit, not one per embedding): an error
         leaves that batch's revisions pending. The embedder is the runtime's own
-        model (nothing is bundled or downloaded)."""
+        model (nothing is bundled or downloaded). ``progress``, if given, is called
+        after each committed batch with the number attached so far."""
         model = model or self._embedding_model
         if self._embedder is None or not model:
             raise ValueError("embed_pending needs a store made with embedder= and a model")
@@ -260,6 +355,8 @@ class Store(StoreAPI):
                         embedding=vector,
                     )  # fmt: skip
             done += len(rows)
+            if progress is not None:
+                progress(done)
 
     def _embed(self, texts: list[str]) -> list[Sequence[float]]:
         assert self._embedder is not None

@@ -32,6 +32,9 @@ ROOT = Path(__file__).resolve().parents[2]
 # signature.
 OVERRIDDEN = {"context_for", "recall"}
 
+# uuid arguments (as text: sent as given, cast server-side)
+A, C, E, U = (f"{n}0000000-0000-4000-8000-000000000000" for n in "1234")
+
 
 def _generator() -> ModuleType:
     spec = importlib.util.spec_from_file_location(
@@ -117,7 +120,7 @@ def test_agent_comes_first(name: str) -> None:
 
 def test_query_uses_named_notation_and_casts() -> None:
     query, params = F.record_message.build(
-        {"agent": "a", "conversation": "c", "author": "u", "body": "b", "audience": None}
+        {"agent": A, "conversation": C, "author": U, "body": "b", "audience": None}
     )
     text = query.as_string(None)
     assert text == (
@@ -125,7 +128,7 @@ def test_query_uses_named_notation_and_casts() -> None:
         '"agent" => %s::uuid, "conversation" => %s::uuid, "author" => %s::uuid, '
         '"body" => %s::text)'
     )
-    assert params == ["a", "c", "u", "b"]
+    assert params == [A, C, U, "b"]
     # A required argument given as None is sent (as NULL), so the SQL raises 22004.
     query, params = F.revise_persona.build({"agent": None, "body": None, "activate": False})
     assert params == [None, None, False]
@@ -136,11 +139,11 @@ def test_query_uses_named_notation_and_casts() -> None:
 def test_array_arguments_are_sent_as_lists() -> None:
     # psycopg dumps lists as arrays, not tuples or other sequences.
     _, params = F.graph_item_put.build(
-        {"agent": "a", "namespace": ("n", "m"), "key": "k", "value": {}, "body": "b"}
+        {"agent": A, "namespace": ("n", "m"), "key": "k", "value": {}, "body": "b"}
     )
     assert params[1] == ["n", "m"]
     _, params = F.attach_embedding.build(
-        {"agent": "a", "entry": "e", "revision": 1, "model": "m", "embedding": (0.5, 1.0)}
+        {"agent": A, "entry": E, "revision": 1, "model": "m", "embedding": (0.5, 1.0)}
     )
     assert params[-1] == "{0.5,1.0}"
 
@@ -163,7 +166,7 @@ def test_embeddings_are_sent_as_array_text(admin_conn: psycopg.Connection[Any]) 
         None,
     ]
     _, params = F.attach_embedding.build(
-        {"agent": "a", "entry": "e", "revision": 1, "model": "m", "embedding": vector}
+        {"agent": A, "entry": E, "revision": 1, "model": "m", "embedding": vector}
     )
     assert isinstance(params[-1], str)
     as_text = admin_conn.execute("SELECT %s::real[]::text", [params[-1]]).fetchone()
@@ -171,20 +174,20 @@ def test_embeddings_are_sent_as_array_text(admin_conn: psycopg.Connection[Any]) 
     assert as_text == as_list
     # Integers too (psycopg cannot dump a list mixing int and float).
     _, params = F.attach_embedding.build(
-        {"agent": "a", "entry": "e", "revision": 1, "model": "m", "embedding": [1, 2.5]}
+        {"agent": A, "entry": E, "revision": 1, "model": "m", "embedding": [1, 2.5]}
     )
     assert params[-1] == "{1.0,2.5}"
     # Not numbers, booleans, values beyond float4: sent as the list (all of it,
     # a generator included), so the server refuses them as before.
     for bad in (["x"], [True, 0.5], [1e39]):
         _, params = F.attach_embedding.build(
-            {"agent": "a", "entry": "e", "revision": 1, "model": "m", "embedding": bad}
+            {"agent": A, "entry": E, "revision": 1, "model": "m", "embedding": bad}
         )
         assert params[-1] == bad
     _, params = F.attach_embedding.build(
         {
-            "agent": "a",
-            "entry": "e",
+            "agent": A,
+            "entry": E,
             "revision": 1,
             "model": "m",
             "embedding": (v for v in [1.0, "x", 2.0]),
@@ -198,7 +201,7 @@ def test_a_string_is_not_taken_for_an_array(value: object) -> None:
     # A str is a Sequence[str]: sent as a list it would be an array of characters.
     with pytest.raises(TypeError, match="namespace"):
         F.graph_item_put.build(
-            {"agent": "a", "namespace": value, "key": "k", "value": {}, "body": "b"}
+            {"agent": A, "namespace": value, "key": "k", "value": {}, "body": "b"}
         )
 
 

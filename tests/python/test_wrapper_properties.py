@@ -154,7 +154,8 @@ def test_only_given_optional_arguments_are_sent(data: st.DataObject, name: str) 
         if p.default and not data.draw(st.booleans(), label=f"give {p.name}"):
             args[p.name] = None
         else:
-            args[p.name] = ["x"] if p.type.endswith("[]") else "x"
+            value = str(uuid4()) if p.type.startswith("uuid") else "x"
+            args[p.name] = [value] if p.type.endswith("[]") else value
     query, params = fn.build(args)
     text = query.as_string(None)
     sent = [p.name for p in fn.params if args[p.name] is not None or not p.default]
