@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import argparse
 import io
+import json
 import os
 import re
 import subprocess
 import sys
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -14,11 +17,22 @@ from uuid import UUID, uuid4
 
 import psycopg
 import pytest
+from psycopg import sql as psql
 
+import agent_state
 from agent_state import Store, __version__
-from agent_state.cli import main
+from agent_state.cli import _parser, main
 from agent_state.results import TimelineEvent
-from conftest import Require, new_handle, offers_pgvector
+from conftest import (
+    Require,
+    RuntimeRole,
+    TestRole,
+    _create_db,
+    _drop_db,
+    new_handle,
+    offers_pgvector,
+    with_dbname,
+)
 
 PACKAGE_DIR = Path(__file__).resolve().parents[2] / "python"
 
@@ -197,7 +211,9 @@ def test_install_command_is_a_noop_when_installed(
     dsn: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert main(["install", "--dsn", dsn]) == 0
-    assert re.match(r"agent_state \d+\.\d+\.\d+ is installed", capsys.readouterr().out)
+    out = capsys.readouterr().out
+    # A superuser installed it: an operator already, so no next step.
+    assert out == f"agent_state is already current at {__version__}\n", out
 
 
 def test_errors_exit_1_with_the_sqlstate(dsn: str, capsys: pytest.CaptureFixture[str]) -> None:
@@ -212,7 +228,7 @@ def test_dsn_from_the_environment(
     monkeypatch.delenv("AGENT_STATE_DSN", raising=False)
     monkeypatch.setenv("DATABASE_URL", dsn)
     assert main(["install"]) == 0
-    assert "is installed" in capsys.readouterr().out
+    assert "already current" in capsys.readouterr().out
 
 
 def uuid_after(label: str, output: str) -> UUID:
@@ -263,7 +279,7 @@ def test_recall_history_and_export_commands(dsn: str, capsys: pytest.CaptureFixt
 
 def test_bad_arguments_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as info:
-        main(["history", "--dsn", "unused", "--agent", "not-a-uuid"])
+        main(["history", "--dsn", "unused", "--agent", "a", "--entry", "not-a-uuid"])
     assert info.value.code == 2
     assert "not a uuid" in capsys.readouterr().err
     with pytest.raises(SystemExit) as info:
@@ -301,14 +317,19 @@ def test_demo_on_an_embedded_cluster() -> None:
     check_demo_output(result.stdout)
 
 
-def test_no_dsn_and_no_server_binaries_is_an_error(tmp_path: Path) -> None:
-    env = {
+def without_dsn(env: dict[str, str] | None = None) -> dict[str, str]:
+    """The environment without any DSN: no AGENT_STATE_DSN, DATABASE_URL or PG*."""
+    return {
         k: v
-        for k, v in os.environ.items()
+        for k, v in (os.environ if env is None else env).items()
         if k not in ("AGENT_STATE_DSN", "DATABASE_URL") and not k.startswith("PG")
     }
+
+
+def test_demo_with_no_dsn_and_no_server_binaries_is_an_error(tmp_path: Path) -> None:
+    env = without_dsn()
     env["AGENT_STATE_PG_BINDIR"] = str(tmp_path)  # no initdb there
-    result = run_cli("export", "--agent", str(uuid4()), env=env)
+    result = run_cli("demo", env=env)
     assert result.returncode == 1, result.stderr
     assert "agent-state: error: embedded PostgreSQL:" in result.stderr
     assert "Traceback" not in result.stderr
@@ -325,8 +346,52 @@ def test_throwaway_cluster_failure_is_an_error(
     monkeypatch.setattr(embedded, "TemporaryCluster", broken)
     monkeypatch.delenv("AGENT_STATE_DSN", raising=False)
     monkeypatch.delenv("DATABASE_URL", raising=False)
-    assert main(["export", "--agent", str(uuid4())]) == 1
+    assert main(["demo"]) == 1
     assert "agent-state: error: embedded PostgreSQL: initdb failed" in capsys.readouterr().err
+
+
+# Every command but demo, with the arguments it needs: none may start a throwaway server.
+STATEFUL_COMMANDS = [
+    ["install"],
+    ["agents"],
+    ["recall", "--agent", "a-handle", "peanuts"],
+    ["history", "--agent", str(uuid4())],
+    ["export", "--agent", "a-handle"],
+    ["timeline", "--agent", str(uuid4())],
+    ["fork", "--agent", str(uuid4()), "--handle", "h"],
+    ["restore", "--agent", "h", "--as-of", "2024-01-01T00:00:00+00:00", "--reason", "r"],
+    ["embed"],
+    ["embed", "--agent", "a-handle"],
+]
+
+
+@pytest.mark.parametrize("args", STATEFUL_COMMANDS, ids=lambda a: a[0])
+def test_commands_on_existing_state_need_a_dsn(
+    args: list[str], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No throwaway database for them: it would hold no state to read or change."""
+    import agent_state.embedded as embedded
+
+    def started(**_: object) -> None:
+        raise AssertionError("a throwaway cluster was started")
+
+    monkeypatch.setattr(embedded, "TemporaryCluster", started)
+    for name in list(os.environ):
+        if name in ("AGENT_STATE_DSN", "DATABASE_URL") or name.startswith("PG"):
+            monkeypatch.delenv(name)
+    assert main(args) == 2
+    captured = capsys.readouterr()
+    assert captured.err == (
+        "agent-state: error: no database given: set AGENT_STATE_DSN or pass --dsn\n"
+    )
+    assert captured.out == ""
+
+
+def test_no_dsn_is_said_by_the_installed_command_too() -> None:
+    result = run_cli("export", "--agent", str(uuid4()), env=without_dsn())
+    assert result.returncode == 2, result.stderr
+    assert "no database given: set AGENT_STATE_DSN or pass --dsn" in result.stderr
+    assert "throwaway" not in result.stderr and "Traceback" not in result.stderr
 
 
 # ------------------------------------------------------------------ time travel commands
@@ -596,24 +661,398 @@ def test_time_travel_commands_print_sqlstate_errors(
     assert "[22023] max_results" in capsys.readouterr().err
 
 
-def test_time_travel_commands_need_a_dsn(
+# ------------------------------------------------------------------ help and exit codes
+
+
+def all_parsers() -> list[tuple[str, argparse.ArgumentParser]]:
+    parser = _parser()
+    found = [("agent-state", parser)]
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            found += sorted(action.choices.items())
+    return found
+
+
+def test_every_option_has_help() -> None:
+    names = [name for name, _ in all_parsers()]
+    for command in ("install", "demo", "agents", "recall", "history", "export", "embed"):
+        assert command in names
+    for name, parser in all_parsers():
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                continue
+            assert action.help and action.help != argparse.SUPPRESS, (name, action.dest)
+
+
+@pytest.mark.parametrize("command", ["agents", "embed", "recall", "install"])
+def test_command_help_names_handle_or_id_and_exits_0(
+    command: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as info:
+        main([command, "--help"])
+    assert info.value.code == 0
+    out = capsys.readouterr().out
+    assert "--dsn" in out and "AGENT_STATE_DSN" in out
+    if command in ("embed", "recall"):
+        assert "handle or its id" in " ".join(out.split())
+
+
+def test_help_documents_the_exit_codes() -> None:
+    result = run_cli("--help")
+    assert result.returncode == 0
+    assert "exit status:" in result.stdout
+    for line in ("0  done", "1  the command failed", "2  usage error"):
+        assert line in result.stdout, result.stdout
+    assert "no database given" in result.stdout
+    import agent_state.cli
+
+    assert agent_state.cli.__doc__ is not None and "Exit status: 0" in agent_state.cli.__doc__
+
+
+# ------------------------------------------------------------------ agents, handles
+
+
+def test_agents_lists_what_the_role_may_act_for(
+    dsn: str, store: Store, runtime_role: RuntimeRole, capsys: pytest.CaptureFixture[str]
+) -> None:
+    hosted_handle, other_handle = new_handle("cli agents"), new_handle("cli other")
+    hosted = store.create_agent(handle=hosted_handle, display_name="Hosted One")
+    other = store.create_agent(handle=other_handle)
+    store.grant_hosting(agent=hosted, host=runtime_role.name)
+    runtime_role.hosted.append(hosted)
+
+    # An operator (the superuser here) sees both, with id, created, handle, display name.
+    assert main(["agents", "--dsn", dsn]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].split() == ["id", "created", "handle", "display", "name"]
+    by_id = {line[:36]: line for line in lines[1:]}
+    created = {r.agent: r.created_at for r in store.list_agents()}
+    row = by_id[str(hosted)]
+    assert row.startswith(f"{hosted}  {created[hosted].isoformat(sep=' ', timespec='seconds')}")
+    assert f"  {hosted_handle}" in row and row.endswith("  Hosted One")
+    assert other_handle in by_id[str(other)] and by_id[str(other)].endswith("  -")
+
+    # A runtime sees the agent it hosts and nothing else, also as JSON.
+    assert main(["agents", "--dsn", runtime_role.dsn, "--json"]) == 0
+    listed = json.loads(capsys.readouterr().out)
+    assert [(a["agent"], a["handle"], a["display_name"]) for a in listed] == [
+        (str(hosted), hosted_handle, "Hosted One")
+    ]
+    assert datetime.fromisoformat(listed[0]["created_at"]) == created[hosted]
+
+
+def test_agents_says_when_the_role_may_act_for_none(
+    dsn: str, store: Store, make_role: Callable[..., TestRole], capsys: pytest.CaptureFixture[str]
+) -> None:
+    role = make_role("agent_state_runtime")
+    assert main(["agents", "--dsn", role.dsn(dsn)]) == 0
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert f"role {role.name} may act for no agent" in captured.err
+
+
+def test_every_agent_option_takes_a_handle_or_an_id(
+    dsn: str, store: Store, capsys: pytest.CaptureFixture[str]
+) -> None:
+    handle = new_handle("cli by handle")
+    agent = store.create_agent(handle=handle)
+    store.revise_persona(agent=agent, body="You answer briefly.")
+    entry = store.note(agent=agent, body="The office closes at six.").entry
+    for args in (
+        ["history"],
+        ["history", "--entry", str(entry)],
+        ["export"],
+        ["timeline"],
+        ["recall", "office"],
+    ):
+        assert main([*args, "--dsn", dsn, "--agent", str(agent)]) == 0, args
+        by_id = capsys.readouterr().out
+        assert main([*args, "--dsn", dsn, "--agent", handle]) == 0, args
+        assert capsys.readouterr().out == by_id, args
+        assert by_id.strip(), args
+    assert "The office closes at six." in by_id  # recall found it, by handle too
+    # fork by handle: a copy of that agent; restore by handle names both.
+    fork_handle = new_handle("cli fork by handle")
+    assert main(["fork", "--dsn", dsn, "--agent", handle, "--handle", fork_handle]) == 0
+    fork = UUID(capsys.readouterr().out.strip())
+    origin = store.fork_origin(agent=fork)
+    assert origin is not None and origin.origin == agent
+    moment = datetime.now().astimezone().isoformat()
+    args = ["restore", "--dsn", dsn, "--agent", handle, "--as-of", moment, "--reason", "r"]
+    assert main([*args, "--yes"]) == 0
+    assert capsys.readouterr().out.startswith(f"nothing needed restoring: agent {handle} ({agent})")
+
+
+def test_an_unknown_handle_and_a_handle_not_hosted_are_the_same_p0002(
+    dsn: str, store: Store, runtime_role: RuntimeRole, capsys: pytest.CaptureFixture[str]
+) -> None:
+    not_hosted = new_handle("cli missing")
+    store.create_agent(handle=not_hosted)
+    unknown = new_handle("cli missing")  # differs in its last 12 characters only
+    errors = []
+    for handle in (unknown, not_hosted):
+        assert main(["export", "--dsn", runtime_role.dsn, "--agent", handle]) == 1
+        captured = capsys.readouterr()
+        assert captured.out == ""
+        lines = captured.err.splitlines()
+        assert lines[0].startswith("agent-state: error: [P0002] handle: no agent "), lines
+        assert lines[1] == (
+            "agent-state: hint: `agent-state agents` lists the agents this role may act for"
+        )
+        errors.append(captured.err.replace(handle[-12:], "<id>"))
+    assert errors[0] == errors[1]
+
+
+# ------------------------------------------------------------------ install
+
+
+@pytest.fixture
+def empty_db(admin_dsn: str) -> Iterator[str]:
+    """A new database without agent_state (the cluster-wide roles exist)."""
+    name = _create_db(admin_dsn, "template0", "cli install")
+    try:
+        yield with_dbname(admin_dsn, name)
+    finally:
+        _drop_db(admin_dsn, name)
+
+
+RELEASES = Path(__file__).resolve().parents[2] / "sql" / "releases"
+
+
+@pytest.mark.skipif(not bundle_built(), reason="bundled SQL not built: run make")
+def test_install_says_installed_then_current(
+    empty_db: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["install", "--dsn", empty_db]) == 0
+    assert capsys.readouterr().out == f"installed agent_state {__version__}\n"
+    assert main(["install", "--dsn", empty_db]) == 0
+    assert capsys.readouterr().out == f"agent_state is already current at {__version__}\n"
+
+
+@pytest.mark.skipif(not bundle_built(), reason="bundled SQL not built: run make")
+def test_install_says_what_it_upgraded_from(
+    empty_db: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from agent_state import _install
+
+    release = RELEASES / "agent_state--0.2.0.sql"
+    if not release.is_file() or __version__ == "0.2.0":
+        pytest.skip("no 0.2.0 release script to upgrade from")
+    with psycopg.connect(empty_db, autocommit=True) as conn, conn.transaction():
+        _install._run_script(conn, release.read_text(encoding="utf-8"), release.name)
+    assert main(["install", "--dsn", empty_db]) == 0
+    assert capsys.readouterr().out == f"upgraded agent_state from 0.2.0 to {__version__}\n"
+
+
+@pytest.mark.skipif(not bundle_built(), reason="bundled SQL not built: run make")
+@pytest.mark.parametrize("createrole", [False, True], ids=["owner", "owner-createrole"])
+def test_install_by_a_role_that_is_no_operator_prints_the_grant_to_run(
+    admin_dsn: str,
+    make_role: Callable[..., TestRole],
+    empty_db: str,  # after make_role: dropped before the role that will own it
+    createrole: bool,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The managed-PostgreSQL case: the database owner installs (the group roles were
+    made by a superuser), and is told what next and as whom to run it."""
+    dba = make_role(name=f'cli dba "ü" {uuid4().hex[:6]}')
+    with psycopg.connect(admin_dsn, autocommit=True) as conn:
+        if createrole:
+            conn.execute(psql.SQL("ALTER ROLE {} CREATEROLE").format(psql.Identifier(dba.name)))
+        row = conn.execute("SELECT current_setting('server_version_num')::int").fetchone()
+        assert row is not None
+    # CREATEROLE lets a role grant any non-superuser role before PostgreSQL 16 only.
+    by_itself = createrole and row[0] < 160000
+    with psycopg.connect(empty_db, autocommit=True) as conn:
+        conn.execute(
+            psql.SQL("ALTER DATABASE {} OWNER TO {}").format(
+                psql.Identifier(conn.info.dbname), psql.Identifier(dba.name)
+            )
+        )
+        conn.execute(psql.SQL("ALTER SCHEMA public OWNER TO {}").format(psql.Identifier(dba.name)))
+    assert main(["install", "--dsn", dba.dsn(empty_db)]) == 0
+    out = capsys.readouterr().out
+    lines = out.splitlines()
+    assert lines[0] == f"installed agent_state {__version__}", out
+    quoted = '"' + dba.name.replace('"', '""') + '"'
+    grant = f"GRANT agent_state_operator TO {quoted};"
+    assert f"  {grant}" in lines, out
+    assert f"role {quoted} owns the install but is not an operator" in out
+    if by_itself:
+        assert "to administer agents as it, run as this role:" in out
+    else:
+        assert "run as a superuser or a role with ADMIN OPTION on agent_state_operator:" in out
+    # The printed statement is exact: run as printed, by whom it says, it makes the role
+    # an operator, and the next install has nothing more to say.
+    with psycopg.connect(dba.dsn(empty_db) if by_itself else admin_dsn, autocommit=True) as conn:
+        conn.execute(grant)
+    with psycopg.connect(dba.dsn(empty_db), autocommit=True) as conn:
+        row = conn.execute(
+            "SELECT pg_has_role(current_user, 'agent_state_operator', 'USAGE')"
+        ).fetchone()
+        assert row == (True,)
+    assert main(["install", "--dsn", dba.dsn(empty_db)]) == 0
+    assert capsys.readouterr().out == f"agent_state is already current at {__version__}\n"
+    with agent_state.connect(dba.dsn(empty_db)) as s:
+        assert isinstance(s.create_agent(handle="made by the dba"), UUID)
+
+
+# ------------------------------------------------------------------ connections, permissions
+
+
+def test_connection_failure_names_the_dsn_source_not_the_password(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """No throwaway database for them: it would hold no agent to read or change."""
-    import agent_state.embedded as embedded
+    bad = "host=127.0.0.1 port=1 user=ann password=s3cr3t-pw connect_timeout=2"
+    assert main(["agents", "--dsn", bad]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(
+        "agent-state: error: cannot connect to PostgreSQL with the DSN from --dsn"
+    )
+    assert "host=127.0.0.1 port=1 user=ann" in err and "s3cr3t" not in err
+    monkeypatch.setenv("AGENT_STATE_DSN", "postgresql://ann:s3cr3t-pw@127.0.0.1:1/db")
+    assert main(["agents"]) == 1
+    err = capsys.readouterr().err
+    assert "with the DSN from AGENT_STATE_DSN (host=127.0.0.1 port=1 dbname=db user=ann)" in err
+    assert "s3cr3t" not in err and "Traceback" not in err
 
-    def started(**_: object) -> None:
-        raise AssertionError("a throwaway cluster was started")
 
-    monkeypatch.setattr(embedded, "TemporaryCluster", started)
-    monkeypatch.delenv("AGENT_STATE_DSN", raising=False)
-    monkeypatch.delenv("DATABASE_URL", raising=False)
-    agent = str(uuid4())
-    for args in (
-        ["timeline", "--agent", agent],
-        ["fork", "--agent", agent, "--handle", "h"],
-        ["restore", "--agent", agent, "--as-of", "2024-01-01T00:00:00+00:00", "--reason", "r"],
-    ):
-        assert main(args) == 1
-        err = capsys.readouterr().err
-        assert f"{args[0]} works on an existing agent: give --dsn" in err, err
+def test_a_role_in_no_group_is_told_the_grant(
+    dsn: str, make_role: Callable[..., TestRole], capsys: pytest.CaptureFixture[str]
+) -> None:
+    role = make_role()  # a login role and nothing else
+    assert main(["agents", "--dsn", role.dsn(dsn)]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("agent-state: error: [42501] permission denied for schema agent_state: ")
+    assert f"GRANT agent_state_runtime TO {role.name};" in err
+    assert f"GRANT agent_state_operator TO {role.name};" in err
+    assert len(err.splitlines()) == 1
+
+
+# ------------------------------------------------------------------ embed
+
+
+def fake_embedder(texts: list[str]) -> list[list[float]]:
+    """Two dimensions, from the length of the text (never a zero vector)."""
+    return [[1.0, float(len(t))] for t in texts]
+
+
+EMBEDDER = ["--embedder", f"{__name__}:fake_embedder", "--model", "cli-fake"]
+
+
+@dataclass
+class EmbedCall:
+    agent: str
+    model: str | None
+    batch: int
+
+
+@pytest.fixture
+def embed_calls(monkeypatch: pytest.MonkeyPatch) -> list[EmbedCall]:
+    """Store.embed_pending replaced: records its calls and reports two batches."""
+    calls: list[EmbedCall] = []
+
+    def fake(
+        self: Store,
+        *,
+        agent: object,
+        model: str | None = None,
+        batch: int = 100,
+        progress: Callable[[int], object] | None = None,
+    ) -> int:
+        calls.append(EmbedCall(str(agent), model, batch))
+        assert self._embedder is fake_embedder
+        if progress is not None:
+            progress(batch)
+            progress(batch + 1)
+        return batch + 1
+
+    monkeypatch.setattr(Store, "embed_pending", fake)
+    return calls
+
+
+def test_embed_without_agent_walks_every_agent_the_role_may_act_for(
+    dsn: str,
+    store: Store,
+    runtime_role: RuntimeRole,
+    embed_calls: list[EmbedCall],
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    hosted = []
+    for i in range(2):
+        a = store.create_agent(handle=new_handle(f"cli embed {i}"))
+        store.grant_hosting(agent=a, host=runtime_role.name)
+        runtime_role.hosted.append(a)
+        hosted.append(a)
+    store.create_agent(handle=new_handle("cli embed not hosted"))
+
+    assert main(["embed", "--dsn", runtime_role.dsn, *EMBEDDER, "--batch", "7"]) == 0
+    captured = capsys.readouterr()
+    assert [(c.agent, c.model, c.batch) for c in embed_calls] == [
+        (str(a), "cli-fake", 7) for a in hosted
+    ]
+    assert captured.out.splitlines() == [
+        f"{hosted[0]}  8 embedded",
+        f"{hosted[1]}  8 embedded",
+        "embedded 16 memories of 2 agents with model cli-fake",
+    ]
+    progress = captured.err.splitlines()
+    assert len(progress) == 6, progress
+    assert progress[0].startswith("agent-state: [1/2] ") and progress[0].endswith(": 7 embedded")
+    assert progress[2].endswith(f"({hosted[0]}): done, 8 embedded")
+    assert progress[5].startswith("agent-state: [2/2] ")
+
+    # With --agent (a handle): that agent only.
+    embed_calls.clear()
+    one = store.list_agents()[-1]
+    assert main(["embed", "--dsn", dsn, "--agent", one.handle, *EMBEDDER]) == 0
+    assert [c.agent for c in embed_calls] == [str(one.agent)]
+    assert capsys.readouterr().out.splitlines()[0] == f"{one.agent}  101 embedded"
+
+
+def test_embed_needs_pgvector(
+    dsn: str, store: Store, agent: UUID, capsys: pytest.CaptureFixture[str]
+) -> None:
+    if offers_pgvector(dsn):
+        pytest.skip("this server has pgvector")
+    store.note(agent=agent, body="to be embedded")
+    assert main(["embed", "--dsn", dsn, "--agent", str(agent), *EMBEDDER]) == 1
+    assert "agent-state: error: [0A000]" in capsys.readouterr().err
+
+
+def test_embed_attaches_every_pending_embedding(
+    fresh_db_dsn: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    if not offers_pgvector(fresh_db_dsn):
+        pytest.skip("pgvector is not installed on this server")
+    with psycopg.connect(fresh_db_dsn, autocommit=True) as conn:
+        conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
+    with agent_state.connect(fresh_db_dsn) as s:
+        agents = [s.create_agent(handle=new_handle(f"cli embed real {i}")) for i in range(2)]
+        for a in agents:
+            for n in range(3):
+                s.note(agent=a, body=f"fact number {n}")
+        assert main(["embed", "--dsn", fresh_db_dsn, *EMBEDDER, "--batch", "2"]) == 0
+        out = capsys.readouterr().out
+        assert out.splitlines()[-1] == "embedded 6 memories of 2 agents with model cli-fake"
+        for a in agents:
+            assert s.pending_embeddings(agent=a, model="cli-fake") == []
+
+
+def test_embed_argument_errors(
+    dsn: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with pytest.raises(SystemExit) as info:
+        main(["embed", "--dsn", dsn, "--embedder", f"{__name__}:fake_embedder"])
+    assert info.value.code == 2
+    assert "--model is needed" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as info:
+        main(["embed", "--dsn", dsn, "--embedder", "no_colon_here"])
+    assert info.value.code == 2
+    assert "MODULE:FUNCTION" in capsys.readouterr().err
+    assert main(["embed", "--dsn", dsn, "--embedder", "no_such_module_x:f", "--model", "m"]) == 1
+    assert "--embedder no_such_module_x:f: cannot load it" in capsys.readouterr().err
+    monkeypatch.setitem(sys.modules, "wordllama", None)  # import wordllama fails
+    assert main(["embed", "--dsn", dsn]) == 1
+    err = capsys.readouterr().err
+    assert "wordllama is not installed" in err and "pip install 'agent-state[semantic]'" in err
