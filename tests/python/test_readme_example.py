@@ -1,4 +1,5 @@
-"""The README's time-travel example, run as written against a fresh database.
+"""The README's time-travel and AsyncStore-on-a-pool examples, run as written against a
+fresh database.
 
 The block is the ```python fence right after the line ``<!-- example: time-travel -->``
 in README.md. It connects with ``agent_state.connect()`` (so ``$AGENT_STATE_DSN``, set
@@ -11,7 +12,9 @@ from the test. It must leave these names behind, which the assertions read:
 ``tuesday``  the known-good moment
 
 The test fails when the marker or the block is gone, when the block raises, and when
-the state it leaves is not the one the README describes.
+the state it leaves is not the one the README describes. The same holds for the block
+after ``<!-- example: async-pool -->`` (it runs its own event loop; the state it leaves
+is read back by the agent's handle, ``support-bot``).
 """
 
 from __future__ import annotations
@@ -28,18 +31,19 @@ import agent_state
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 MARKER = "<!-- example: time-travel -->"
+ASYNC_MARKER = "<!-- example: async-pool -->"
 GOOD = "You are the helpdesk agent. Be brief."
 WORSE = "You are the helpdesk agent. Explain everything."
 
 
-def example_block(text: str) -> str:
+def example_block(text: str, marker: str = MARKER) -> str:
     """The code of the ```python block right after the marker line."""
-    if MARKER not in text:
-        pytest.fail(f"README.md has no {MARKER} block")
-    after = text.split(MARKER, 1)[1]
+    if marker not in text:
+        pytest.fail(f"README.md has no {marker} block")
+    after = text.split(marker, 1)[1]
     m = re.match(r"\s*```python\n(.*?)\n```\s*$", after, re.DOTALL | re.MULTILINE)
     if m is None:
-        pytest.fail(f"README.md: no ```python block right after {MARKER}")
+        pytest.fail(f"README.md: no ```python block right after {marker}")
     return m.group(1)
 
 
@@ -109,3 +113,25 @@ def test_readme_time_travel_example(
         assert persona is not None and (persona.revision, persona.body) == (1, GOOD)
         forked = store.export_markdown(agent=trial)
         assert "Ann wants every detail." in forked and "short answers" not in forked
+
+
+def test_readme_async_pool_example(
+    fresh_db_dsn: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = example_block(README.read_text(encoding="utf-8"), ASYNC_MARKER)
+    assert "AsyncConnectionPool(" in code and "agent_state.AsyncStore(pool)" in code
+    assert "async with store.transaction():" in code
+    monkeypatch.setenv("AGENT_STATE_DSN", fresh_db_dsn)
+    namespace: dict[str, Any] = {"__name__": "readme_example"}
+    exec(compile(code, f"{README.name} ({ASYNC_MARKER})", "exec"), namespace)
+    assert capsys.readouterr().out.splitlines() == ["Refunds take five days."]
+    with agent_state.connect(fresh_db_dsn) as store:
+        agent = store.find_agent(handle="support-bot")
+        persona = store.active_persona(agent=agent)
+        assert persona is not None and persona.body == "You are the support bot."
+        assert sorted(m.body for m in store.list_memories(agent=agent)) == [
+            "Refunds take five days.",
+            "The Lisbon office opens at nine.",
+            "The Oslo office opens at nine.",
+            "The Quito office opens at nine.",
+        ]
