@@ -9,8 +9,11 @@ reads work in a read-only transaction.
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import json
+import sys
 from collections.abc import AsyncIterator, Callable, Iterator
+from pathlib import Path
 from typing import Any, cast
 from uuid import UUID, uuid4
 
@@ -502,3 +505,26 @@ async def test_it_is_the_sdk_session_protocol(module_db_dsn: str, agent: UUID) -
         AgentStateSession("p", agent=agent, store=Store(module_db_dsn), dsn=module_db_dsn)
     with pytest.raises(agent_state.NotFound):
         await AgentStateSession("p", agent=uuid4(), dsn=module_db_dsn).get_items()
+
+
+# ------------------------------------------------------------------------ example
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "openai_agents_session.py"
+
+
+def test_the_example_runs(module_db_dsn: str) -> None:
+    spec = importlib.util.spec_from_file_location("openai_agents_session_example", EXAMPLE)
+    assert spec is not None and spec.loader is not None
+    example = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = example
+    spec.loader.exec_module(example)
+    lines: list[str] = []
+    result = example.run(module_db_dsn, say=lines.append)
+    assert lines[1] == "assistant: Sunny in Zürich, 21 °C."
+    assert [example.kind(i) for i in result["stored"]] == [
+        "user", "reasoning", "function_call", "function_call_output", "assistant",
+    ]  # fmt: skip
+    assert result["recited"] == "Before this you asked: What is the weather in Zürich?"
+    assert canon(result["visible"]) == canon(result["stored"])
+    assert [h.retracted for h in result["history"]] == [None] * 5 + ["pop", "pop"]
+    assert result["other"] == []
