@@ -570,6 +570,11 @@ def _parser() -> argparse.ArgumentParser:
         "--batch", type=_positive, default=100, help="texts per batch and transaction (100)"
     )
     p.set_defaults(func=_cmd_embed)
+
+    # `mcp`: registered by its own module, which loads the mcp SDK only when it runs.
+    from .integrations.mcp_cli import add_mcp_command
+
+    add_mcp_command(sub, common)
     return parser
 
 
