@@ -31,13 +31,7 @@ BEGIN
     SELECT v.item_no, v.item
     FROM (
         SELECT i.item_no, i.item
-        FROM agent_state.session_items AS i
-        WHERE i.runtime_agent_id = session_get_items.agent
-          AND i.conversation_id = session_get_items.conversation
-          AND NOT EXISTS (
-              SELECT FROM agent_state.session_retractions AS r
-              WHERE r.runtime_agent_id = i.runtime_agent_id AND r.conversation_id = i.conversation_id
-                AND r.item_no = i.item_no)
+        FROM agent_state._session_visible(session_get_items.agent, session_get_items.conversation) AS i
         ORDER BY i.item_no DESC
         LIMIT session_get_items.max_results
     ) AS v

@@ -13,12 +13,7 @@ BEGIN
     PERFORM agent_state._bind(agent);
     PERFORM agent_state._lock_session(agent, conversation);
     SELECT i.item_no, i.item INTO newest
-    FROM agent_state.session_items AS i
-    WHERE i.runtime_agent_id = agent AND i.conversation_id = conversation
-      AND NOT EXISTS (
-          SELECT FROM agent_state.session_retractions AS r
-          WHERE r.runtime_agent_id = i.runtime_agent_id AND r.conversation_id = i.conversation_id
-            AND r.item_no = i.item_no)
+    FROM agent_state._session_visible(agent, conversation) AS i
     ORDER BY i.item_no DESC
     LIMIT 1;
     IF NOT FOUND THEN
