@@ -147,10 +147,15 @@ def _cmd_install(store: Store, args: argparse.Namespace, out: TextIO) -> None:
     conn = store.connection
     assert conn is not None
     report = install_report(conn)
-    if report.action == "extension":
+    if report.action == "extension" and report.version == __version__:
         out.write(
-            f"agent_state {report.version} is installed as an extension: nothing to do "
-            "(upgrade it with ALTER EXTENSION agent_state UPDATE)\n"
+            f"agent_state is already current at {report.version} (installed as an extension;"
+            " a later version is taken with ALTER EXTENSION agent_state UPDATE)\n"
+        )
+    elif report.action == "extension":
+        out.write(
+            f"agent_state {report.version} is installed as an extension: nothing done; this"
+            f" package bundles {__version__}: upgrade with ALTER EXTENSION agent_state UPDATE\n"
         )
     elif report.action == "installed":
         out.write(f"installed agent_state {report.version}\n")
