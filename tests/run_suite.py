@@ -522,7 +522,7 @@ def stage_catalog(res: Result, ctx: Context) -> None:
 
 def stage_pgtap(res: Result, ctx: Context) -> None:
     assert ctx.server is not None
-    files = sorted((TESTS / "pgtap").glob("*.sql"))
+    files = sorted(f for f in (TESTS / "pgtap").glob("*.sql") if not f.name.startswith("_"))
     if not files:
         res.note("no tests/pgtap/*.sql files")
         return

@@ -12,12 +12,7 @@ CREATE ROLE t010_rg LOGIN IN ROLE t010_group;          -- member of a hosting gr
 CREATE ROLE t010_rg2 LOGIN IN ROLE t010_rg;            -- member of a member
 CREATE ROLE t010_noinh LOGIN NOINHERIT IN ROLE t010_group;
 CREATE ROLE t010_outsider LOGIN;                       -- in neither group role
-CREATE TEMP TABLE ids (k text PRIMARY KEY, v uuid NOT NULL);
-CREATE FUNCTION pg_temp.id(key text) RETURNS uuid LANGUAGE sql STABLE
-AS $$ SELECT i.v FROM pg_temp.ids AS i WHERE i.k = key $$;
--- pgTAP keeps its state in temp tables; the test roles must be able to write them.
-GRANT ALL ON ALL TABLES IN SCHEMA pg_temp TO PUBLIC;
-GRANT ALL ON ALL SEQUENCES IN SCHEMA pg_temp TO PUBLIC;
+\ir _setup.sql
 
 -- ---------------------------------------------------------------- create_agent
 SET ROLE t010_op;

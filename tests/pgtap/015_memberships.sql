@@ -6,13 +6,9 @@
 BEGIN;
 SELECT plan(15);
 
-CREATE TEMP TABLE ids (k text PRIMARY KEY, v uuid NOT NULL);
-CREATE FUNCTION pg_temp.id(key text) RETURNS uuid LANGUAGE sql STABLE
-AS $$ SELECT i.v FROM pg_temp.ids AS i WHERE i.k = key $$;
+\ir _setup.sql
 CREATE FUNCTION pg_temp.pg16() RETURNS boolean LANGUAGE sql STABLE
 AS $$ SELECT pg_catalog.current_setting('server_version_num')::int >= 160000 $$;
-GRANT ALL ON ALL TABLES IN SCHEMA pg_temp TO PUBLIC;
-GRANT ALL ON ALL SEQUENCES IN SCHEMA pg_temp TO PUBLIC;
 
 CREATE ROLE t015_op IN ROLE agent_state_operator;
 CREATE ROLE t015_host NOLOGIN IN ROLE agent_state_runtime;  -- hosts agent a

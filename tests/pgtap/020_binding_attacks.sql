@@ -8,9 +8,7 @@ SELECT plan(59);
 CREATE ROLE t020_op IN ROLE agent_state_operator;
 CREATE ROLE t020_ra LOGIN IN ROLE agent_state_runtime;
 CREATE ROLE t020_rb LOGIN IN ROLE agent_state_runtime;
-CREATE TEMP TABLE ids (k text PRIMARY KEY, v uuid NOT NULL);
-CREATE FUNCTION pg_temp.id(key text) RETURNS uuid LANGUAGE sql STABLE
-AS $$ SELECT i.v FROM pg_temp.ids AS i WHERE i.k = key $$;
+\ir _setup.sql
 
 -- Every foundation row, counted by the superuser (who bypasses RLS).
 CREATE FUNCTION pg_temp.foundation_rows() RETURNS bigint LANGUAGE sql STABLE AS $$
@@ -24,8 +22,6 @@ CREATE FUNCTION pg_temp.foundation_rows() RETURNS bigint LANGUAGE sql STABLE AS 
          + (SELECT pg_catalog.count(*) FROM agent_state.persona_revisions WHERE is_active)
          + (SELECT pg_catalog.count(*) FROM agent_state.persona_activations)
 $$;
-GRANT ALL ON ALL TABLES IN SCHEMA pg_temp TO PUBLIC;
-GRANT ALL ON ALL SEQUENCES IN SCHEMA pg_temp TO PUBLIC;
 
 -- Agent B with one of everything, so the attacks can name real rows of B.
 SET ROLE t020_op;

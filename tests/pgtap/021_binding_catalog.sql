@@ -10,14 +10,14 @@ BEGIN;
 
 CREATE ROLE t021_rt IN ROLE agent_state_runtime;
 CREATE ROLE t021_op IN ROLE agent_state_operator;
-CREATE TEMP TABLE ids (k text PRIMARY KEY, v uuid NOT NULL);
+\ir _setup.sql
 SELECT agent_state.create_agent('t021-mine') \g /dev/null
 SELECT agent_state.create_agent('t021-other') \g /dev/null
 INSERT INTO pg_temp.ids
 SELECT 'mine', a.runtime_agent_id FROM agent_state.agents AS a WHERE a.handle = 't021-mine'
 UNION ALL
 SELECT 'other', a.runtime_agent_id FROM agent_state.agents AS a WHERE a.handle = 't021-other';
-SELECT agent_state.grant_hosting((SELECT v FROM pg_temp.ids WHERE k = 'mine'), 't021_rt') \g /dev/null
+SELECT agent_state.grant_hosting(pg_temp.id('mine'), 't021_rt') \g /dev/null
 
 -- Each call: agent as a literal, every other parameter null (typed).
 CREATE TEMP TABLE calls AS
@@ -31,14 +31,14 @@ WHERE p.pronamespace = 'agent_state'::regnamespace
   AND p.proargnames[1] = 'agent'
   AND p.proargtypes[0] = 'uuid'::regtype
 ORDER BY 1;
-GRANT SELECT ON pg_temp.calls, pg_temp.ids TO PUBLIC;
+GRANT SELECT ON pg_temp.calls TO PUBLIC;
 
 SELECT plan((SELECT 3 * count(*)::integer + 1 FROM pg_temp.calls));
 SELECT cmp_ok((SELECT count(*)::integer FROM pg_temp.calls), '>=', 60,
               'the catalog lists the agent-scoped functions');
 
 SET ROLE t021_rt;
-SELECT throws_ok(pg_catalog.format(c.template, (SELECT v FROM pg_temp.ids WHERE k = 'other')), '42501', NULL,
+SELECT throws_ok(pg_catalog.format(c.template, pg_temp.id('other')), '42501', NULL,
                  c.name || ': refused for an agent the runtime does not host')
 FROM pg_temp.calls AS c ORDER BY c.name;
 SELECT throws_ok(pg_catalog.format(c.template, gen_random_uuid()), '42501', NULL,

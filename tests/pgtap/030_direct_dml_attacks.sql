@@ -11,9 +11,7 @@ CREATE ROLE t030_ra LOGIN IN ROLE agent_state_runtime;
 CREATE ROLE t030_rb LOGIN IN ROLE agent_state_runtime;
 GRANT SELECT, INSERT, UPDATE, DELETE, TRUNCATE ON ALL TABLES IN SCHEMA agent_state
     TO t030_ra, t030_rb, t030_op;
-CREATE TEMP TABLE ids (k text PRIMARY KEY, v uuid NOT NULL);
-CREATE FUNCTION pg_temp.id(key text) RETURNS uuid LANGUAGE sql STABLE
-AS $$ SELECT i.v FROM pg_temp.ids AS i WHERE i.k = key $$;
+\ir _setup.sql
 -- Rows a statement changed, for statements that RLS silently narrows to nothing.
 CREATE FUNCTION pg_temp.affected(stmt text) RETURNS bigint LANGUAGE plpgsql AS $$
 DECLARE
@@ -61,8 +59,6 @@ CREATE FUNCTION pg_temp.foundation_rows() RETURNS text LANGUAGE sql STABLE AS $$
          FROM agent_state.persona_revisions AS r WHERE r.is_active),
         (SELECT pg_catalog.count(*) FROM agent_state.persona_activations))
 $$;
-GRANT ALL ON ALL TABLES IN SCHEMA pg_temp TO PUBLIC;
-GRANT ALL ON ALL SEQUENCES IN SCHEMA pg_temp TO PUBLIC;
 
 -- Fixture: A and B with actors, a conversation, a message and persona revisions.
 SET ROLE t030_op;

@@ -7,15 +7,11 @@ SELECT plan(36);
 CREATE ROLE t040_op IN ROLE agent_state_operator;
 CREATE ROLE t040_ra LOGIN IN ROLE agent_state_runtime;
 CREATE ROLE t040_rb LOGIN IN ROLE agent_state_runtime;
-CREATE TEMP TABLE ids (k text PRIMARY KEY, v uuid NOT NULL);
-CREATE FUNCTION pg_temp.id(key text) RETURNS uuid LANGUAGE sql STABLE
-AS $$ SELECT i.v FROM pg_temp.ids AS i WHERE i.k = key $$;
+\ir _setup.sql
 CREATE FUNCTION pg_temp.actor_rows() RETURNS text LANGUAGE sql STABLE AS $$
     SELECT (SELECT pg_catalog.count(*) FROM agent_state.actors) || '/'
         || (SELECT pg_catalog.count(*) FROM agent_state.actor_identities)
 $$;
-GRANT ALL ON ALL TABLES IN SCHEMA pg_temp TO PUBLIC;
-GRANT ALL ON ALL SEQUENCES IN SCHEMA pg_temp TO PUBLIC;
 
 SET ROLE t040_op;
 INSERT INTO pg_temp.ids VALUES

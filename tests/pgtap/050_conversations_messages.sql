@@ -9,17 +9,13 @@ SELECT plan(43);
 CREATE ROLE t050_op IN ROLE agent_state_operator;
 CREATE ROLE t050_ra LOGIN IN ROLE agent_state_runtime;
 CREATE ROLE t050_rb LOGIN IN ROLE agent_state_runtime;
-CREATE TEMP TABLE ids (k text PRIMARY KEY, v uuid NOT NULL);
-CREATE FUNCTION pg_temp.id(key text) RETURNS uuid LANGUAGE sql STABLE
-AS $$ SELECT i.v FROM pg_temp.ids AS i WHERE i.k = key $$;
+\ir _setup.sql
 CREATE FUNCTION pg_temp.audience(msg uuid) RETURNS uuid [] LANGUAGE sql STABLE
 AS $$ SELECT m.audience FROM agent_state.messages AS m WHERE m.message_id = msg $$;
 CREATE FUNCTION pg_temp.sorted(VARIADIC a uuid []) RETURNS uuid [] LANGUAGE sql IMMUTABLE
 AS $$ SELECT pg_catalog.array_agg(DISTINCT x ORDER BY x) FROM pg_catalog.unnest(a) AS x $$;
 CREATE FUNCTION pg_temp.message_rows() RETURNS bigint LANGUAGE sql STABLE
 AS $$ SELECT pg_catalog.count(*) FROM agent_state.messages $$;
-GRANT ALL ON ALL TABLES IN SCHEMA pg_temp TO PUBLIC;
-GRANT ALL ON ALL SEQUENCES IN SCHEMA pg_temp TO PUBLIC;
 
 SET ROLE t050_op;
 INSERT INTO pg_temp.ids VALUES

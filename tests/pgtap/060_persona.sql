@@ -9,21 +9,12 @@ SELECT plan(47);
 CREATE ROLE "t060 Op ""Q"" ü" IN ROLE agent_state_operator;
 CREATE ROLE t060_op2 IN ROLE agent_state_operator;
 CREATE ROLE t060_ra LOGIN IN ROLE agent_state_runtime;
-CREATE TEMP TABLE ids (k text PRIMARY KEY, v uuid NOT NULL);
-CREATE FUNCTION pg_temp.id(key text) RETURNS uuid LANGUAGE sql STABLE
-AS $$ SELECT i.v FROM pg_temp.ids AS i WHERE i.k = key $$;
-CREATE TEMP TABLE moments (k text PRIMARY KEY, t timestamptz NOT NULL);
-CREATE FUNCTION pg_temp.at(key text) RETURNS timestamptz LANGUAGE sql STABLE
-AS $$ SELECT m.t FROM pg_temp.moments AS m WHERE m.k = key $$;
-CREATE FUNCTION pg_temp.mark(key text) RETURNS void LANGUAGE sql
-AS $$ INSERT INTO pg_temp.moments VALUES (key, pg_catalog.clock_timestamp()) $$;
+\ir _setup.sql
 CREATE FUNCTION pg_temp.rows_of(agent uuid) RETURNS text LANGUAGE sql STABLE AS $$
     SELECT (SELECT pg_catalog.count(*) FROM agent_state.persona_revisions AS r WHERE r.runtime_agent_id = agent)
         || '/' || (SELECT pg_catalog.count(*) FROM agent_state.persona_activations AS a
                    WHERE a.runtime_agent_id = agent)
 $$;
-GRANT ALL ON ALL TABLES IN SCHEMA pg_temp TO PUBLIC;
-GRANT ALL ON ALL SEQUENCES IN SCHEMA pg_temp TO PUBLIC;
 
 SET ROLE "t060 Op ""Q"" ü";
 INSERT INTO pg_temp.ids VALUES
@@ -98,33 +89,33 @@ SELECT results_eq(
       WHERE runtime_agent_id = pg_temp.id('a') ORDER BY activation_id$$,
     $$VALUES (1, 't060 Op "Q" ü'), (2, 't060 Op "Q" ü'), (3, 't060_op2'), (1, 't060 Op "Q" ü')$$,
     'every activation is logged in order with the role that made it');
-SELECT ok((SELECT pg_catalog.bool_and(created_at > pg_temp.at('t0') AND created_at < pg_catalog.clock_timestamp())
+SELECT ok((SELECT pg_catalog.bool_and(created_at > pg_temp.t('t0') AND created_at < pg_catalog.clock_timestamp())
            FROM agent_state.persona_activations WHERE runtime_agent_id = pg_temp.id('a')),
           'activation times are real clock times of this test');
 
 -- ---------------------------------------------------------------- active_persona as_of
-SELECT is_empty($$SELECT * FROM agent_state.active_persona(pg_temp.id('a'), pg_temp.at('t0'))$$,
+SELECT is_empty($$SELECT * FROM agent_state.active_persona(pg_temp.id('a'), pg_temp.t('t0'))$$,
                 'as_of before the first revision: no row');
-SELECT is((SELECT revision FROM agent_state.active_persona(pg_temp.id('a'), pg_temp.at('t1'))), 1,
+SELECT is((SELECT revision FROM agent_state.active_persona(pg_temp.id('a'), pg_temp.t('t1'))), 1,
           'as_of t1: revision 1');
-SELECT is((SELECT revision FROM agent_state.active_persona(pg_temp.id('a'), pg_temp.at('t2'))), 2,
+SELECT is((SELECT revision FROM agent_state.active_persona(pg_temp.id('a'), pg_temp.t('t2'))), 2,
           'as_of t2: revision 2');
-SELECT is((SELECT revision FROM agent_state.active_persona(pg_temp.id('a'), pg_temp.at('t3'))), 2,
+SELECT is((SELECT revision FROM agent_state.active_persona(pg_temp.id('a'), pg_temp.t('t3'))), 2,
           'as_of t3: still revision 2 (revision 3 was not activated)');
-SELECT is((SELECT body FROM agent_state.active_persona(pg_temp.id('a'), pg_temp.at('t4'))),
+SELECT is((SELECT body FROM agent_state.active_persona(pg_temp.id('a'), pg_temp.t('t4'))),
           'You are A, draft three.', 'as_of t4: revision 3 with its body');
-SELECT is((SELECT revision FROM agent_state.active_persona(pg_temp.id('a'), pg_temp.at('t5'))), 1,
+SELECT is((SELECT revision FROM agent_state.active_persona(pg_temp.id('a'), pg_temp.t('t5'))), 1,
           'as_of t5: revision 1 again (the revert)');
 SELECT is((SELECT revision FROM agent_state.active_persona(pg_temp.id('a'), 'infinity')), 1,
           'as_of in the far future: the current revision');
-SELECT is((SELECT activated_at FROM agent_state.active_persona(pg_temp.id('a'), pg_temp.at('t4'))),
+SELECT is((SELECT activated_at FROM agent_state.active_persona(pg_temp.id('a'), pg_temp.t('t4'))),
           (SELECT created_at FROM agent_state.persona_activations
            WHERE runtime_agent_id = pg_temp.id('a') AND revision = 3),
           'activated_at is the time the activation was logged');
-SELECT ok((SELECT activated_at > pg_temp.at('t3') AND activated_at < pg_temp.at('t4')
-           FROM agent_state.active_persona(pg_temp.id('a'), pg_temp.at('t4'))),
+SELECT ok((SELECT activated_at > pg_temp.t('t3') AND activated_at < pg_temp.t('t4')
+           FROM agent_state.active_persona(pg_temp.id('a'), pg_temp.t('t4'))),
           'activated_at lies between the surrounding moments');
-SELECT is_empty($$SELECT * FROM agent_state.active_persona(pg_temp.id('b'), pg_temp.at('t2'))$$,
+SELECT is_empty($$SELECT * FROM agent_state.active_persona(pg_temp.id('b'), pg_temp.t('t2'))$$,
                 'B had no persona at t2 (per-agent log)');
 
 -- ---------------------------------------------------------------- persona_history
@@ -134,7 +125,7 @@ SELECT results_eq(
              (2, 'You are A, version two.', 't060 Op "Q" ü', false),
              (3, 'You are A, draft three.', 't060_op2', false)$$,
     'persona_history: revisions oldest first, created_by is the role name unquoted');
-SELECT ok((SELECT pg_catalog.bool_and(h.created_at > pg_temp.at('t0')) AND pg_catalog.count(*) = 3
+SELECT ok((SELECT pg_catalog.bool_and(h.created_at > pg_temp.t('t0')) AND pg_catalog.count(*) = 3
            FROM agent_state.persona_history(pg_temp.id('a')) AS h),
           'persona_history created_at values are the creation times');
 SELECT ok((SELECT h1.created_at < h2.created_at

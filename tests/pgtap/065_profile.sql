@@ -5,12 +5,7 @@
 BEGIN;
 SELECT plan(22);
 
-CREATE TEMP TABLE ids (k text PRIMARY KEY, v uuid NOT NULL);
-CREATE FUNCTION pg_temp.id(key text) RETURNS uuid LANGUAGE sql STABLE
-AS $$ SELECT i.v FROM pg_temp.ids AS i WHERE i.k = key $$;
-CREATE TEMP TABLE moments (k text PRIMARY KEY, t timestamptz NOT NULL);
-GRANT ALL ON ALL TABLES IN SCHEMA pg_temp TO PUBLIC;
-GRANT ALL ON ALL SEQUENCES IN SCHEMA pg_temp TO PUBLIC;
+\ir _setup.sql
 
 CREATE ROLE t065_op IN ROLE agent_state_operator;
 CREATE ROLE t065_rt IN ROLE agent_state_runtime;

@@ -7,9 +7,7 @@ SET client_min_messages = warning;
 SELECT plan(122);
 
 CREATE ROLE t070_op IN ROLE agent_state_operator;
-CREATE TEMP TABLE ids (k text PRIMARY KEY, v uuid NOT NULL);
-CREATE FUNCTION pg_temp.id(key text) RETURNS uuid LANGUAGE sql STABLE
-AS $$ SELECT i.v FROM pg_temp.ids AS i WHERE i.k = key $$;
+\ir _setup.sql
 CREATE FUNCTION pg_temp.foundation_rows() RETURNS text LANGUAGE sql STABLE AS $$
     SELECT pg_catalog.concat_ws(',',
         (SELECT pg_catalog.count(*) FROM agent_state.agents),
@@ -21,8 +19,6 @@ CREATE FUNCTION pg_temp.foundation_rows() RETURNS text LANGUAGE sql STABLE AS $$
         (SELECT pg_catalog.count(*) FROM agent_state.persona_revisions),
         (SELECT pg_catalog.count(*) FROM agent_state.persona_activations))
 $$;
-GRANT ALL ON ALL TABLES IN SCHEMA pg_temp TO PUBLIC;
-GRANT ALL ON ALL SEQUENCES IN SCHEMA pg_temp TO PUBLIC;
 
 SET ROLE t070_op;
 INSERT INTO pg_temp.ids VALUES ('a', agent_state.create_agent('t070-a'));

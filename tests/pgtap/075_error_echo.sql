@@ -9,9 +9,7 @@ SET client_min_messages = warning;
 SELECT plan(24);
 
 CREATE ROLE t075_op IN ROLE agent_state_operator;
-CREATE TEMP TABLE ids (k text PRIMARY KEY, v uuid NOT NULL);
-CREATE FUNCTION pg_temp.id(key text) RETURNS uuid LANGUAGE sql STABLE
-AS $$ SELECT i.v FROM pg_temp.ids AS i WHERE i.k = key $$;
+\ir _setup.sql
 -- The SQLSTATE of a statement's error, the name its message starts with, and
 -- whether the message is at most 300 bytes (else its size).
 CREATE FUNCTION pg_temp.refusal(stmt text) RETURNS text LANGUAGE plpgsql AS $$
@@ -28,7 +26,6 @@ EXCEPTION WHEN OTHERS THEN
              ELSE pg_catalog.octet_length(msg) || ' bytes' END);
 END
 $$;
-GRANT ALL ON ALL TABLES IN SCHEMA pg_temp TO PUBLIC;
 
 SET ROLE t075_op;
 INSERT INTO pg_temp.ids VALUES ('a', agent_state.create_agent('t075-a'));

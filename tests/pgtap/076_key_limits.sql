@@ -5,7 +5,7 @@
 BEGIN;
 SELECT plan(11);
 
-CREATE TEMP TABLE ids (k text PRIMARY KEY, v uuid NOT NULL);
+\ir _setup.sql
 -- n characters of two bytes each that barely compress (index entries are
 -- compressed before they are measured).
 CREATE FUNCTION pg_temp.noise(n integer, seed integer) RETURNS text LANGUAGE sql IMMUTABLE
@@ -15,9 +15,6 @@ AS $$ SELECT pg_catalog.string_agg(pg_catalog.chr(256 + (i * 7919 + seed * 10472
 CREATE FUNCTION pg_temp.noise3(n integer, seed integer) RETURNS text LANGUAGE sql IMMUTABLE
 AS $$ SELECT pg_catalog.string_agg(pg_catalog.chr(19968 + (i * 7919 + seed * 104729) % 20000), '' ORDER BY i)
       FROM generate_series(1, n) AS i $$;
-CREATE FUNCTION pg_temp.id(key text) RETURNS uuid LANGUAGE sql STABLE
-AS $$ SELECT i.v FROM pg_temp.ids AS i WHERE i.k = key $$;
-GRANT ALL ON ALL TABLES IN SCHEMA pg_temp TO PUBLIC;
 CREATE ROLE t076_op IN ROLE agent_state_operator;
 SET ROLE t076_op;
 INSERT INTO pg_temp.ids VALUES ('a', agent_state.create_agent('t076-a'));

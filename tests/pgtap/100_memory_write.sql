@@ -6,9 +6,7 @@ SELECT plan(106);
 CREATE ROLE t100_op IN ROLE agent_state_operator;
 CREATE ROLE t100_ra IN ROLE agent_state_runtime;
 CREATE ROLE t100_rb IN ROLE agent_state_runtime;
-CREATE TEMP TABLE ids (k text PRIMARY KEY, v uuid NOT NULL);
-CREATE FUNCTION pg_temp.id(key text) RETURNS uuid LANGUAGE sql STABLE
-AS $$ SELECT i.v FROM pg_temp.ids AS i WHERE i.k = key $$;
+\ir _setup.sql
 CREATE FUNCTION pg_temp.sorted(a uuid []) RETURNS uuid [] LANGUAGE sql IMMUTABLE
 AS $$ SELECT ARRAY(SELECT DISTINCT x FROM pg_catalog.unnest(a) AS x ORDER BY x) $$;
 CREATE FUNCTION pg_temp.memory_rows() RETURNS bigint LANGUAGE sql STABLE AS $$
@@ -21,7 +19,6 @@ CREATE FUNCTION pg_temp.entry(e uuid) RETURNS agent_state.memory_entries LANGUAG
 AS $$ SELECT x FROM agent_state.memory_entries AS x WHERE x.entry_id = e $$;
 CREATE FUNCTION pg_temp.rev(e uuid, n integer) RETURNS agent_state.memory_revisions LANGUAGE sql STABLE
 AS $$ SELECT x FROM agent_state.memory_revisions AS x WHERE x.entry_id = e AND x.revision = n $$;
-GRANT ALL ON ALL TABLES IN SCHEMA pg_temp TO PUBLIC;
 
 SET ROLE t100_op;
 INSERT INTO pg_temp.ids VALUES

@@ -10,9 +10,7 @@ CREATE ROLE t110_op IN ROLE agent_state_operator;
 CREATE ROLE t110_dba SUPERUSER;
 CREATE ROLE t110_ra IN ROLE agent_state_runtime;
 GRANT ALL ON ALL TABLES IN SCHEMA agent_state TO t110_ra;
-CREATE TEMP TABLE ids (k text PRIMARY KEY, v uuid NOT NULL);
-CREATE FUNCTION pg_temp.id(key text) RETURNS uuid LANGUAGE sql STABLE
-AS $$ SELECT i.v FROM pg_temp.ids AS i WHERE i.k = key $$;
+\ir _setup.sql
 -- Run a statement and then every pending deferred check, as at commit.
 CREATE FUNCTION pg_temp.at_commit(stmt text) RETURNS void LANGUAGE plpgsql AS $$
 BEGIN
@@ -37,7 +35,6 @@ CREATE FUNCTION pg_temp.memory_rows() RETURNS bigint LANGUAGE sql STABLE AS $$
          + (SELECT pg_catalog.count(*) FROM agent_state.memory_shares)
          + (SELECT pg_catalog.count(*) FROM agent_state.memory_redactions)
 $$;
-GRANT ALL ON ALL TABLES IN SCHEMA pg_temp TO PUBLIC;
 
 SET ROLE t110_op;
 INSERT INTO pg_temp.ids VALUES

@@ -6,14 +6,7 @@ SELECT plan(52);
 CREATE ROLE t120_op IN ROLE agent_state_operator;
 CREATE ROLE t120_ra IN ROLE agent_state_runtime;
 CREATE ROLE t120_rb IN ROLE agent_state_runtime;
-CREATE TEMP TABLE ids (k text PRIMARY KEY, v uuid NOT NULL);
-CREATE TEMP TABLE moments (k text PRIMARY KEY, t timestamptz NOT NULL);
-CREATE FUNCTION pg_temp.id(key text) RETURNS uuid LANGUAGE sql STABLE
-AS $$ SELECT i.v FROM pg_temp.ids AS i WHERE i.k = key $$;
-CREATE FUNCTION pg_temp.at(key text) RETURNS timestamptz LANGUAGE sql STABLE
-AS $$ SELECT m.t FROM pg_temp.moments AS m WHERE m.k = key $$;
-CREATE FUNCTION pg_temp.mark(key text) RETURNS void LANGUAGE sql
-AS $$ INSERT INTO pg_temp.moments VALUES (key, clock_timestamp()) $$;
+\ir _setup.sql
 -- The fixture names of a set of entry ids, sorted: readable failures.
 CREATE FUNCTION pg_temp.names(es uuid []) RETURNS text [] LANGUAGE sql STABLE AS $$
     SELECT coalesce(ARRAY(
@@ -30,7 +23,6 @@ LANGUAGE sql AS $$
     SELECT pg_temp.names(ARRAY(
         SELECT r.entry FROM agent_state.context_for(pg_temp.id('a'), conv, msg, 1000) AS r))
 $$;
-GRANT ALL ON ALL TABLES IN SCHEMA pg_temp TO PUBLIC;
 
 SET ROLE t120_op;
 INSERT INTO pg_temp.ids VALUES
@@ -169,27 +161,27 @@ SELECT is(pg_temp.recall_set(pg_temp.id('empty')), ARRAY['e_note', 'e_pub'],
           'a grant to a conversation without messages admits nothing (no audience yet)');
 
 -- ---------------------------------------------------------------- as_of
-SELECT is(pg_temp.recall_set(pg_temp.id('dm'), pg_temp.at('t0')), '{}'::text [],
+SELECT is(pg_temp.recall_set(pg_temp.id('dm'), pg_temp.t('t0')), '{}'::text [],
           'as_of before anything was remembered: nothing');
-SELECT is(pg_temp.recall_set(pg_temp.id('dm'), pg_temp.at('t1')), ARRAY['e_dm'],
+SELECT is(pg_temp.recall_set(pg_temp.id('dm'), pg_temp.t('t1')), ARRAY['e_dm'],
           'as_of just after the first remember: only that entry');
-SELECT is((SELECT r.body FROM agent_state.recall(pg_temp.id('a'), NULL, pg_temp.id('dm'), NULL, 10, pg_temp.at('t1')) AS r),
+SELECT is((SELECT r.body FROM agent_state.recall(pg_temp.id('a'), NULL, pg_temp.id('dm'), NULL, 10, pg_temp.t('t1')) AS r),
           'Alice works at the observatory', 'as_of answers with the revision current then');
-SELECT is((SELECT r.revision FROM agent_state.recall(pg_temp.id('a'), NULL, pg_temp.id('dm'), NULL, 10, pg_temp.at('t1')) AS r),
+SELECT is((SELECT r.revision FROM agent_state.recall(pg_temp.id('a'), NULL, pg_temp.id('dm'), NULL, 10, pg_temp.t('t1')) AS r),
           1, '... and its revision number');
-SELECT ok('e_forgot' = ANY (pg_temp.recall_set(pg_temp.id('pub'), pg_temp.at('t2'))),
+SELECT ok('e_forgot' = ANY (pg_temp.recall_set(pg_temp.id('pub'), pg_temp.t('t2'))),
           'as_of before the forget: the entry was live then');
-SELECT ok(NOT 'e_forgot' = ANY (pg_temp.recall_set(pg_temp.id('pub'), pg_temp.at('t3'))),
+SELECT ok(NOT 'e_forgot' = ANY (pg_temp.recall_set(pg_temp.id('pub'), pg_temp.t('t3'))),
           'as_of after the forget: gone');
-SELECT is(pg_temp.recall_set(pg_temp.id('g_wide'), pg_temp.at('t3')), ARRAY['e_note', 'e_pub'],
+SELECT is(pg_temp.recall_set(pg_temp.id('g_wide'), pg_temp.t('t3')), ARRAY['e_note', 'e_pub'],
           'as_of applies the audience rule to the past state');
-SELECT is(pg_temp.recall_set(pg_temp.id('dm'), pg_temp.at('t0')), '{}'::text [],
+SELECT is(pg_temp.recall_set(pg_temp.id('dm'), pg_temp.t('t0')), '{}'::text [],
           'as_of before the target''s messages existed');
-SELECT is(pg_temp.recall_set(NULL, pg_temp.at('t3')), ARRAY['e_note', 'e_pub'],
+SELECT is(pg_temp.recall_set(NULL, pg_temp.t('t3')), ARRAY['e_note', 'e_pub'],
           'as_of without a conversation: notes and public evidence');
-SELECT is((SELECT r.age FROM agent_state.recall(pg_temp.id('a'), NULL, NULL, NULL, 10, pg_temp.at('t3')) AS r
+SELECT is((SELECT r.age FROM agent_state.recall(pg_temp.id('a'), NULL, NULL, NULL, 10, pg_temp.t('t3')) AS r
            WHERE r.entry = pg_temp.id('e_note')),
-          pg_temp.at('t3') - (SELECT h.created_at FROM agent_state.memory_history(pg_temp.id('a'), pg_temp.id('e_note')) AS h),
+          pg_temp.t('t3') - (SELECT h.created_at FROM agent_state.memory_history(pg_temp.id('a'), pg_temp.id('e_note')) AS h),
           'as_of: age is as_of minus the revision''s creation');
 SELECT is((SELECT r.body FROM agent_state.recall(pg_temp.id('a'), 'observatory', pg_temp.id('g_sub'), NULL, 10, clock_timestamp()) AS r
            WHERE r.entry = pg_temp.id('e_dm')),

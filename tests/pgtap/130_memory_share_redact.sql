@@ -5,9 +5,7 @@ SELECT plan(50);
 
 CREATE ROLE t130_op IN ROLE agent_state_operator;
 CREATE ROLE t130_ra IN ROLE agent_state_runtime;
-CREATE TEMP TABLE ids (k text PRIMARY KEY, v uuid NOT NULL);
-CREATE FUNCTION pg_temp.id(key text) RETURNS uuid LANGUAGE sql STABLE
-AS $$ SELECT i.v FROM pg_temp.ids AS i WHERE i.k = key $$;
+\ir _setup.sql
 CREATE FUNCTION pg_temp.sha(t text) RETURNS text LANGUAGE sql IMMUTABLE
 AS $$ SELECT encode(sha256(convert_to(t, 'UTF8')), 'hex') $$;
 CREATE FUNCTION pg_temp.memory_rows() RETURNS bigint LANGUAGE sql STABLE AS $$
@@ -18,7 +16,6 @@ CREATE FUNCTION pg_temp.memory_rows() RETURNS bigint LANGUAGE sql STABLE AS $$
          + (SELECT pg_catalog.count(*) FROM agent_state.memory_shares WHERE revoked_at IS NOT NULL)
          + (SELECT pg_catalog.count(*) FROM agent_state.memory_redactions)
 $$;
-GRANT ALL ON ALL TABLES IN SCHEMA pg_temp TO PUBLIC;
 
 SET ROLE t130_op;
 INSERT INTO pg_temp.ids VALUES

@@ -15,13 +15,10 @@ SELECT plan(19);
 CREATE ROLE t150_op IN ROLE agent_state_operator;
 CREATE ROLE t150_ra LOGIN IN ROLE agent_state_runtime;
 CREATE ROLE t150_rb LOGIN IN ROLE agent_state_runtime;
-CREATE TEMP TABLE ids (k text PRIMARY KEY, v uuid NOT NULL);
-CREATE FUNCTION pg_temp.id(key text) RETURNS uuid LANGUAGE sql STABLE
-AS $$ SELECT i.v FROM pg_temp.ids AS i WHERE i.k = key $$;
+\ir _setup.sql
 -- A unit vector of dimension 3 pointing between the first two axes by angle.
 CREATE FUNCTION pg_temp.v(angle double precision) RETURNS real [] LANGUAGE sql IMMUTABLE
 AS $$ SELECT ARRAY[pg_catalog.cos(angle), pg_catalog.sin(angle), 0]::real [] $$;
-GRANT ALL ON ALL TABLES IN SCHEMA pg_temp TO PUBLIC;
 
 -- The HNSW path's hnsw.ef_search (agent_state.hnsw_ef_search, default 1000: the
 -- index's answer must be right to the 50 neighbours that are fused).

@@ -7,14 +7,11 @@ CREATE ROLE t200_op IN ROLE agent_state_operator;
 CREATE ROLE t200_ra IN ROLE agent_state_runtime;
 CREATE ROLE t200_rb IN ROLE agent_state_runtime;
 CREATE ROLE t200_out;
-CREATE TEMP TABLE ids (k text PRIMARY KEY, v uuid NOT NULL);
-CREATE FUNCTION pg_temp.id(key text) RETURNS uuid LANGUAGE sql STABLE
-AS $$ SELECT i.v FROM pg_temp.ids AS i WHERE i.k = key $$;
+\ir _setup.sql
 CREATE FUNCTION pg_temp.runs() RETURNS bigint LANGUAGE sql STABLE
 AS $$ SELECT pg_catalog.count(*) FROM agent_state.runs $$;
 CREATE FUNCTION pg_temp.status(key text) RETURNS text LANGUAGE sql STABLE
 AS $$ SELECT r.status FROM agent_state.runs AS r WHERE r.run_id = pg_temp.id(key) $$;
-GRANT ALL ON ALL TABLES IN SCHEMA pg_temp TO PUBLIC;
 
 SET ROLE t200_op;
 INSERT INTO pg_temp.ids VALUES

@@ -7,9 +7,7 @@ CREATE ROLE t210_op IN ROLE agent_state_operator;
 CREATE ROLE t210_ra IN ROLE agent_state_runtime;
 CREATE ROLE t210_rb IN ROLE agent_state_runtime;
 CREATE ROLE t210_dba SUPERUSER;
-CREATE TEMP TABLE ids (k text PRIMARY KEY, v uuid NOT NULL);
-CREATE FUNCTION pg_temp.id(key text) RETURNS uuid LANGUAGE sql STABLE
-AS $$ SELECT i.v FROM pg_temp.ids AS i WHERE i.k = key $$;
+\ir _setup.sql
 CREATE FUNCTION pg_temp.snapshot_rows() RETURNS bigint LANGUAGE sql STABLE AS $$
     SELECT (SELECT pg_catalog.count(*) FROM agent_state.prompt_snapshots)
          + (SELECT pg_catalog.count(*) FROM agent_state.snapshot_memory)
@@ -22,7 +20,6 @@ CREATE FUNCTION pg_temp.mem(VARIADIC pairs text []) RETURNS jsonb LANGUAGE sql S
 $$;
 CREATE FUNCTION pg_temp.sha(t text) RETURNS text LANGUAGE sql IMMUTABLE
 AS $$ SELECT pg_catalog.encode(pg_catalog.sha256(pg_catalog.convert_to(t, 'UTF8')), 'hex') $$;
-GRANT ALL ON ALL TABLES IN SCHEMA pg_temp TO PUBLIC;
 
 SET ROLE t210_op;
 INSERT INTO pg_temp.ids VALUES

@@ -8,9 +8,7 @@ CREATE ROLE t220_op IN ROLE agent_state_operator;
 CREATE ROLE t220_ra IN ROLE agent_state_runtime;
 CREATE ROLE t220_rb IN ROLE agent_state_runtime;
 CREATE ROLE t220_dba SUPERUSER;
-CREATE TEMP TABLE ids (k text PRIMARY KEY, v uuid NOT NULL);
-CREATE FUNCTION pg_temp.id(key text) RETURNS uuid LANGUAGE sql STABLE
-AS $$ SELECT i.v FROM pg_temp.ids AS i WHERE i.k = key $$;
+\ir _setup.sql
 CREATE FUNCTION pg_temp.ledger_rows() RETURNS bigint LANGUAGE sql STABLE AS $$
     SELECT (SELECT pg_catalog.count(*) FROM agent_state.model_calls)
          + (SELECT pg_catalog.count(*) FROM agent_state.tool_calls)
@@ -24,7 +22,6 @@ CREATE FUNCTION pg_temp.believed(key text) RETURNS text LANGUAGE sql STABLE AS $
     SELECT r.status FROM agent_state.tool_results AS r WHERE r.tool_call_id = pg_temp.id(key)
     ORDER BY r.result_no DESC LIMIT 1
 $$;
-GRANT ALL ON ALL TABLES IN SCHEMA pg_temp TO PUBLIC;
 
 SET ROLE t220_op;
 INSERT INTO pg_temp.ids VALUES

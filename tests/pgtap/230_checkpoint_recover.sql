@@ -8,15 +8,13 @@ CREATE ROLE t230_op IN ROLE agent_state_operator;
 CREATE ROLE t230_ra IN ROLE agent_state_runtime;
 CREATE ROLE t230_rb IN ROLE agent_state_runtime;
 CREATE ROLE t230_dba SUPERUSER;
-CREATE TEMP TABLE ids (k text PRIMARY KEY, v uuid NOT NULL);
-CREATE FUNCTION pg_temp.id(key text) RETURNS uuid LANGUAGE sql STABLE
-AS $$ SELECT i.v FROM pg_temp.ids AS i WHERE i.k = key $$;
+\ir _setup.sql
 CREATE FUNCTION pg_temp.checkpoints() RETURNS bigint LANGUAGE sql STABLE
 AS $$ SELECT pg_catalog.count(*) FROM agent_state.checkpoints $$;
 CREATE TEMP TABLE rec (k text PRIMARY KEY, v jsonb NOT NULL);
 CREATE FUNCTION pg_temp.rec(key text) RETURNS jsonb LANGUAGE sql STABLE
 AS $$ SELECT r.v FROM pg_temp.rec AS r WHERE r.k = key $$;
-GRANT ALL ON ALL TABLES IN SCHEMA pg_temp TO PUBLIC;
+GRANT ALL ON pg_temp.rec TO PUBLIC;
 
 SET ROLE t230_op;
 INSERT INTO pg_temp.ids VALUES

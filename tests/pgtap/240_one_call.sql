@@ -7,10 +7,7 @@ SELECT plan(33);
 CREATE ROLE t240_op IN ROLE agent_state_operator;
 CREATE ROLE t240_ra LOGIN IN ROLE agent_state_runtime;
 CREATE ROLE t240_rb LOGIN IN ROLE agent_state_runtime;
-CREATE TEMP TABLE ids (k text PRIMARY KEY, v uuid NOT NULL);
-CREATE FUNCTION pg_temp.id(key text) RETURNS uuid LANGUAGE sql STABLE
-AS $$ SELECT i.v FROM pg_temp.ids AS i WHERE i.k = key $$;
-GRANT ALL ON ALL TABLES IN SCHEMA pg_temp TO PUBLIC;
+\ir _setup.sql
 
 SET ROLE t240_op;
 INSERT INTO pg_temp.ids VALUES ('a', agent_state.create_agent('t240-a'));

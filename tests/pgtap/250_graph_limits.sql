@@ -8,9 +8,7 @@ SET client_min_messages = warning;
 SELECT plan(43);
 
 CREATE ROLE t250_op IN ROLE agent_state_operator;
-CREATE TEMP TABLE ids (k text PRIMARY KEY, v uuid NOT NULL);
-CREATE FUNCTION pg_temp.id(key text) RETURNS uuid LANGUAGE sql STABLE
-AS $$ SELECT i.v FROM pg_temp.ids AS i WHERE i.k = key $$;
+\ir _setup.sql
 -- n characters that pglz cannot compress (index entries are compressed when
 -- they can be: only incompressible text reaches the limit), of one byte each,
 -- or of three (CJK).
@@ -30,7 +28,6 @@ $$;
 CREATE FUNCTION pg_temp.items() RETURNS bigint LANGUAGE sql STABLE SECURITY DEFINER AS $$
     SELECT pg_catalog.count(*) FROM agent_state.graph_items
 $$;
-GRANT ALL ON ALL TABLES IN SCHEMA pg_temp TO PUBLIC;
 
 SET ROLE t250_op;
 INSERT INTO pg_temp.ids VALUES ('a', agent_state.create_agent('t250-a'));

@@ -9,11 +9,7 @@ CREATE ROLE t300_op IN ROLE agent_state_operator;
 CREATE ROLE t300_ra LOGIN IN ROLE agent_state_runtime;
 CREATE ROLE t300_rb LOGIN IN ROLE agent_state_runtime;
 CREATE ROLE t300_out LOGIN;
-CREATE TEMP TABLE ids (k text PRIMARY KEY, v uuid NOT NULL);
-CREATE FUNCTION pg_temp.id(key text) RETURNS uuid LANGUAGE sql STABLE
-AS $$ SELECT i.v FROM pg_temp.ids AS i WHERE i.k = key $$;
-GRANT ALL ON ALL TABLES IN SCHEMA pg_temp TO PUBLIC;
-GRANT ALL ON ALL SEQUENCES IN SCHEMA pg_temp TO PUBLIC;
+\ir _setup.sql
 
 SET ROLE t300_op;
 INSERT INTO pg_temp.ids VALUES

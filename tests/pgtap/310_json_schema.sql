@@ -4,8 +4,8 @@
 BEGIN;
 SELECT plan(124);
 
-CREATE TEMP TABLE ids (k text PRIMARY KEY, v uuid NOT NULL);
-INSERT INTO ids VALUES ('a', agent_state.create_agent('t310-a'));
+\ir _setup.sql
+INSERT INTO pg_temp.ids VALUES ('a', agent_state.create_agent('t310-a'));
 
 -- 'ok', or 'SQLSTATE: message' of the error registering a tool with this schema.
 CREATE FUNCTION pg_temp.schema_result(schema jsonb) RETURNS text LANGUAGE plpgsql AS $$
@@ -21,8 +21,7 @@ $$;
 CREATE FUNCTION pg_temp.config_result(schema jsonb, config jsonb) RETURNS text LANGUAGE plpgsql AS $$
 BEGIN
     PERFORM agent_state.register_tool('t310.config', pg_catalog.md5(schema::text), schema);
-    PERFORM agent_state.grant_tool((SELECT i.v FROM pg_temp.ids AS i WHERE i.k = 'a'), 't310.config',
-                                   true, config);
+    PERFORM agent_state.grant_tool(pg_temp.id('a'), 't310.config', true, config);
     RETURN 'ok';
 EXCEPTION WHEN OTHERS THEN
     RETURN SQLSTATE || ': ' || SQLERRM;
@@ -185,7 +184,7 @@ SELECT is(pg_temp.config_result('{}', (pg_catalog.repeat('{"k": ', 32) || '1' ||
 SELECT is(pg_temp.schema_result(pg_catalog.jsonb_build_object('description', pg_catalog.repeat('x', 1100000))),
           '22023: config_schema: larger than 1,000,000 bytes', 'a schema over 1,000,000 bytes: 22023');
 SELECT is((SELECT pg_catalog.count(*) FROM agent_state.tool_grants AS g
-           WHERE g.runtime_agent_id = (SELECT i.v FROM ids AS i WHERE i.k = 'a')),
+           WHERE g.runtime_agent_id = pg_temp.id('a')),
           21::bigint, 'one grant per valid config, none for a refused one');
 
 SELECT * FROM finish();

@@ -7,14 +7,11 @@ SELECT plan(65);
 CREATE ROLE t400_op IN ROLE agent_state_operator;
 CREATE ROLE t400_ra LOGIN IN ROLE agent_state_runtime;
 CREATE ROLE t400_out LOGIN;
-CREATE TEMP TABLE ids (k text PRIMARY KEY, v uuid NOT NULL);
-CREATE FUNCTION pg_temp.id(key text) RETURNS uuid LANGUAGE sql STABLE
-AS $$ SELECT i.v FROM pg_temp.ids AS i WHERE i.k = key $$;
+\ir _setup.sql
 CREATE TEMP TABLE docs (k text PRIMARY KEY, v text NOT NULL);
 CREATE FUNCTION pg_temp.doc(key text) RETURNS text LANGUAGE sql STABLE
 AS $$ SELECT d.v FROM pg_temp.docs AS d WHERE d.k = key $$;
-GRANT ALL ON ALL TABLES IN SCHEMA pg_temp TO PUBLIC;
-GRANT ALL ON ALL SEQUENCES IN SCHEMA pg_temp TO PUBLIC;
+GRANT ALL ON pg_temp.docs TO PUBLIC;
 
 SET ROLE t400_op;
 INSERT INTO pg_temp.ids VALUES

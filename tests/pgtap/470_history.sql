@@ -3,16 +3,7 @@
 BEGIN;
 SELECT plan(20);
 
-CREATE TEMP TABLE ids (k text PRIMARY KEY, v uuid NOT NULL);
-CREATE FUNCTION pg_temp.id(key text) RETURNS uuid LANGUAGE sql STABLE
-AS $$ SELECT i.v FROM pg_temp.ids AS i WHERE i.k = key $$;
-CREATE TEMP TABLE moments (k text PRIMARY KEY, t timestamptz NOT NULL);
-CREATE FUNCTION pg_temp.t(key text) RETURNS timestamptz LANGUAGE sql STABLE
-AS $$ SELECT m.t FROM pg_temp.moments AS m WHERE m.k = key $$;
-CREATE FUNCTION pg_temp.mark(key text) RETURNS void LANGUAGE sql
-AS $$ INSERT INTO pg_temp.moments VALUES (key, clock_timestamp()) $$;
-GRANT ALL ON ALL TABLES IN SCHEMA pg_temp TO PUBLIC;
-GRANT ALL ON ALL SEQUENCES IN SCHEMA pg_temp TO PUBLIC;
+\ir _setup.sql
 
 CREATE ROLE t470_op IN ROLE agent_state_operator;
 CREATE ROLE t470_rt IN ROLE agent_state_runtime;

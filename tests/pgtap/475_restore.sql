@@ -4,14 +4,7 @@
 BEGIN;
 SELECT plan(31);
 
-CREATE TEMP TABLE ids (k text PRIMARY KEY, v uuid NOT NULL);
-CREATE FUNCTION pg_temp.id(key text) RETURNS uuid LANGUAGE sql STABLE
-AS $$ SELECT i.v FROM pg_temp.ids AS i WHERE i.k = key $$;
-CREATE TEMP TABLE moments (k text PRIMARY KEY, t timestamptz NOT NULL);
-CREATE FUNCTION pg_temp.t(key text) RETURNS timestamptz LANGUAGE sql STABLE
-AS $$ SELECT m.t FROM pg_temp.moments AS m WHERE m.k = key $$;
-CREATE FUNCTION pg_temp.mark(key text) RETURNS void LANGUAGE sql
-AS $$ INSERT INTO pg_temp.moments VALUES (key, clock_timestamp()) $$;
+\ir _setup.sql
 -- How many rows the agent's history tables hold (what a refused call must not change).
 CREATE FUNCTION pg_temp.history_rows(agent uuid) RETURNS text LANGUAGE sql STABLE AS $$
     SELECT pg_catalog.concat_ws(',',
@@ -21,8 +14,6 @@ CREATE FUNCTION pg_temp.history_rows(agent uuid) RETURNS text LANGUAGE sql STABL
         (SELECT count(*) FROM agent_state.tool_grants WHERE runtime_agent_id = agent),
         (SELECT count(*) FROM agent_state.agent_restores WHERE runtime_agent_id = agent))
 $$;
-GRANT ALL ON ALL TABLES IN SCHEMA pg_temp TO PUBLIC;
-GRANT ALL ON ALL SEQUENCES IN SCHEMA pg_temp TO PUBLIC;
 
 CREATE ROLE t475_op IN ROLE agent_state_operator;
 CREATE ROLE t475_rt IN ROLE agent_state_runtime;

@@ -4,14 +4,7 @@
 BEGIN;
 SELECT plan(49);
 
-CREATE TEMP TABLE ids (k text PRIMARY KEY, v uuid NOT NULL);
-CREATE FUNCTION pg_temp.id(key text) RETURNS uuid LANGUAGE sql STABLE
-AS $$ SELECT i.v FROM pg_temp.ids AS i WHERE i.k = key $$;
-CREATE TEMP TABLE moments (k text PRIMARY KEY, t timestamptz NOT NULL);
-CREATE FUNCTION pg_temp.t(key text) RETURNS timestamptz LANGUAGE sql STABLE
-AS $$ SELECT m.t FROM pg_temp.moments AS m WHERE m.k = key $$;
-CREATE FUNCTION pg_temp.mark(key text) RETURNS void LANGUAGE sql
-AS $$ INSERT INTO pg_temp.moments VALUES (key, clock_timestamp()) $$;
+\ir _setup.sql
 -- Every row of an agent's state tables, without the agent column, as text: two
 -- agents whose state is equal row for row (ids and stamps included) give equal
 -- sets.
@@ -49,7 +42,6 @@ RETURNS SETOF text LANGUAGE sql STABLE AS $$
     JOIN agent_state.memory_revisions AS r USING (runtime_agent_id, entry_id, revision)
     WHERE x.runtime_agent_id = agent AND r.created_at <= upto
 $$;
-GRANT ALL ON ALL TABLES IN SCHEMA pg_temp TO PUBLIC;
 
 CREATE ROLE t480_op IN ROLE agent_state_operator;
 CREATE ROLE t480_op2 IN ROLE agent_state_operator;

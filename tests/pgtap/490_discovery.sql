@@ -4,10 +4,7 @@
 BEGIN;
 SELECT plan(26);
 
-CREATE TEMP TABLE ids (k text PRIMARY KEY, v uuid NOT NULL);
-CREATE FUNCTION pg_temp.id(key text) RETURNS uuid LANGUAGE sql STABLE
-AS $$ SELECT i.v FROM pg_temp.ids AS i WHERE i.k = key $$;
-GRANT ALL ON ALL TABLES IN SCHEMA pg_temp TO PUBLIC;
+\ir _setup.sql
 
 CREATE ROLE t490_op IN ROLE agent_state_operator;
 CREATE ROLE t490_rt IN ROLE agent_state_runtime;

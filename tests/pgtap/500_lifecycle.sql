@@ -13,9 +13,7 @@ SELECT plan(37);
 CREATE ROLE t500_op IN ROLE agent_state_operator;
 CREATE ROLE t500_ra LOGIN IN ROLE agent_state_runtime;
 CREATE ROLE t500_gone LOGIN IN ROLE agent_state_runtime;
-CREATE TEMP TABLE ids (k text PRIMARY KEY, v uuid NOT NULL);
-CREATE FUNCTION pg_temp.id(key text) RETURNS uuid LANGUAGE sql STABLE
-AS $$ SELECT i.v FROM pg_temp.ids AS i WHERE i.k = key $$;
+\ir _setup.sql
 CREATE TEMP TABLE seen (k text PRIMARY KEY, v text);
 CREATE FUNCTION pg_temp.sqlstate_of(stmt text) RETURNS text LANGUAGE plpgsql AS $$
 BEGIN
@@ -25,8 +23,7 @@ EXCEPTION WHEN OTHERS THEN
     RETURN SQLSTATE;
 END
 $$;
-GRANT ALL ON ALL TABLES IN SCHEMA pg_temp TO PUBLIC;
-GRANT ALL ON ALL SEQUENCES IN SCHEMA pg_temp TO PUBLIC;
+GRANT ALL ON pg_temp.seen TO PUBLIC;
 
 SET ROLE t500_op;
 INSERT INTO pg_temp.ids VALUES ('a', agent_state.create_agent('t500-a'));

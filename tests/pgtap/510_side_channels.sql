@@ -10,9 +10,7 @@ SELECT plan(14);
 CREATE ROLE t510_op IN ROLE agent_state_operator;
 CREATE ROLE t510_ra LOGIN IN ROLE agent_state_runtime;
 GRANT SELECT, INSERT ON ALL TABLES IN SCHEMA agent_state TO t510_ra;
-CREATE TEMP TABLE ids (k text PRIMARY KEY, v uuid NOT NULL);
-CREATE FUNCTION pg_temp.id(key text) RETURNS uuid LANGUAGE sql STABLE
-AS $$ SELECT i.v FROM pg_temp.ids AS i WHERE i.k = key $$;
+\ir _setup.sql
 -- The SQLSTATE and message a statement fails with ('ok' when it succeeds), ids
 -- masked.
 CREATE FUNCTION pg_temp.outcome(stmt text) RETURNS text LANGUAGE plpgsql AS $$
@@ -26,7 +24,6 @@ END
 $$;
 CREATE FUNCTION pg_temp.gen_missing() RETURNS uuid LANGUAGE sql
 AS $$ SELECT '00000000-0000-4000-8000-000000000510'::uuid $$;
-GRANT ALL ON ALL TABLES IN SCHEMA pg_temp TO PUBLIC;
 
 SET ROLE t510_op;
 INSERT INTO pg_temp.ids VALUES
