@@ -123,7 +123,7 @@ FOR EACH ROW EXECUTE FUNCTION agent_state._guard_memory_revision();
 
 CREATE TRIGGER memory_evidence_before_revision
 BEFORE INSERT ON agent_state.memory_evidence
-FOR EACH ROW WHEN (NOT agent_state._restoring())
+FOR EACH ROW WHEN (NOT agent_state._restoring() AND NOT agent_state._copying())
 EXECUTE FUNCTION agent_state._guard_memory_evidence();
 
 CREATE TRIGGER memory_evidence_append_only
@@ -132,7 +132,10 @@ FOR EACH ROW EXECUTE FUNCTION agent_state._refuse_change();
 
 CREATE TRIGGER memory_shares_created_active
 BEFORE INSERT ON agent_state.memory_shares
-FOR EACH ROW WHEN (NOT agent_state._restoring())
+FOR EACH ROW WHEN (
+    NOT agent_state._restoring()
+    AND (new.created_at >= pg_catalog.statement_timestamp() OR NOT agent_state._copying())
+)
 EXECUTE FUNCTION agent_state._stamp_memory_share();
 
 CREATE TRIGGER memory_shares_revoke_only
@@ -141,9 +144,15 @@ FOR EACH ROW EXECUTE FUNCTION agent_state._guard_memory_share();
 
 -- A restored row keeps the transaction id it was written with (see
 -- _redaction_allowed for why that grants nothing here).
+-- A copied redaction (fork_agent, import_agent) keeps the transaction it names:
+-- it authorises nothing, since _redaction_allowed also wants a record written
+-- in the current transaction.
 CREATE TRIGGER memory_redactions_stamp_xact
 BEFORE INSERT ON agent_state.memory_redactions
-FOR EACH ROW WHEN (NOT agent_state._restoring())
+FOR EACH ROW WHEN (
+    NOT agent_state._restoring()
+    AND (new.created_at >= pg_catalog.statement_timestamp() OR NOT agent_state._copying())
+)
 EXECUTE FUNCTION agent_state._guard_memory_redaction();
 
 CREATE TRIGGER memory_redactions_append_only
@@ -219,7 +228,10 @@ FOR EACH ROW EXECUTE FUNCTION agent_state._refuse_change();
 
 CREATE TRIGGER runs_before_insert
 BEFORE INSERT ON agent_state.runs
-FOR EACH ROW WHEN (NOT agent_state._restoring())
+FOR EACH ROW WHEN (
+    NOT agent_state._restoring()
+    AND (new.created_at >= pg_catalog.statement_timestamp() OR NOT agent_state._copying())
+)
 EXECUTE FUNCTION agent_state._run_before_insert();
 
 -- A charge of an open run that stays below every limit (and has no wall-time
@@ -292,12 +304,12 @@ EXECUTE FUNCTION agent_state._check_snapshot_sources();
 
 CREATE TRIGGER snapshot_memory_before_insert
 BEFORE INSERT ON agent_state.snapshot_memory
-FOR EACH ROW WHEN (NOT agent_state._restoring())
+FOR EACH ROW WHEN (NOT agent_state._restoring() AND NOT agent_state._copying())
 EXECUTE FUNCTION agent_state._snapshot_memory_before_insert();
 
 CREATE TRIGGER snapshot_messages_before_insert
 BEFORE INSERT ON agent_state.snapshot_messages
-FOR EACH ROW WHEN (NOT agent_state._restoring())
+FOR EACH ROW WHEN (NOT agent_state._restoring() AND NOT agent_state._copying())
 EXECUTE FUNCTION agent_state._snapshot_message_before_insert();
 
 CREATE TRIGGER snapshot_memory_append_only

@@ -1,8 +1,12 @@
 -- Is the extension's own code copying rows that were stamped when first written
--- (fork_agent)? Such rows keep their stamps and numbers: the stamp and
--- numbering triggers skip a row when this holds and its created_at is from
--- before the current statement began (checked first, in the trigger's WHEN
--- clause: ordinary rows carry the default, clock_timestamp(), which never is).
+-- (fork_agent, import_agent)? Such rows keep their stamps, numbers and derived
+-- columns: the stamp, numbering and deriving insert triggers skip a row when this
+-- holds and its created_at is from before the current statement began (checked
+-- first, in the trigger's WHEN clause: ordinary rows carry the default,
+-- clock_timestamp(), which never is). The insert guards of tables without
+-- stamps (evidence before its revision, a snapshot's sources) skip on this
+-- alone: the extension's own writes keep those rules by construction, and a
+-- copy writes rows in foreign-key order.
 -- Both parts are needed: fork_agent sets agent_state.copying for its own run
 -- only (set_config around its copy statement), but a client can set it too, so
 -- the row must also be written by the extension's code (_own_write), which

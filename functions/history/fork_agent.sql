@@ -172,8 +172,8 @@ BEGIN
     ),
     redactions AS (
         INSERT INTO agent_state.memory_redactions
-            (runtime_agent_id, entry_id, reason, removed_sha256, created_at, created_by)
-        SELECT fork, d.entry_id, d.reason, d.removed_sha256, d.created_at, d.created_by
+            (runtime_agent_id, entry_id, reason, removed_sha256, redaction_xact, created_at, created_by)
+        SELECT fork, d.entry_id, d.reason, d.removed_sha256, d.redaction_xact, d.created_at, d.created_by
         FROM agent_state.memory_redactions AS d
         WHERE d.runtime_agent_id = origin
           AND EXISTS (SELECT FROM revisions AS v WHERE v.entry_id = d.entry_id)

@@ -249,6 +249,21 @@ class StoreAPI:
             settings=settings,
         )
 
+    def export_agent(
+        self,
+        *,
+        agent: Id,
+    ) -> dict[str, Any]:
+        """export_agent(agent) -> jsonb (operator): the agent's whole state as one document: format,
+        version, the agent (id, handle, stamps), its hosting grants by role name, every row of every
+        table it owns (ids, revision numbers and stamps kept) and a digest over all of it.
+        import_agent loads it into another database. Never writes.
+        """
+        return self._call(
+            F.export_agent,
+            agent=agent,
+        )
+
     def export_markdown(
         self,
         *,
@@ -669,6 +684,23 @@ class StoreAPI:
             channels=channels,
             value_types=value_types,
             writes_values=writes_values,
+        )
+
+    def import_agent(
+        self,
+        *,
+        document: JSON,
+    ) -> UUID:
+        """import_agent(document) -> uuid (operator): loads a document export_agent wrote, keeping
+        ids, revision numbers and stamps, and restores its hosting grants by role name. Nothing is
+        written on any error: document null 22004; not a faithful export of this version (format,
+        version, digest, unknown table or column) 22023; the agent's id or handle exists here 23505;
+        a hosting role missing here 42704 (naming it); a tool the grants name not registered here
+        P0002 (naming it).
+        """
+        return self._call(
+            F.import_agent,
+            document=document,
         )
 
     def import_markdown(
@@ -1774,6 +1806,21 @@ class AsyncStoreAPI:
             settings=settings,
         )
 
+    async def export_agent(
+        self,
+        *,
+        agent: Id,
+    ) -> dict[str, Any]:
+        """export_agent(agent) -> jsonb (operator): the agent's whole state as one document: format,
+        version, the agent (id, handle, stamps), its hosting grants by role name, every row of every
+        table it owns (ids, revision numbers and stamps kept) and a digest over all of it.
+        import_agent loads it into another database. Never writes.
+        """
+        return await self._call(
+            F.export_agent,
+            agent=agent,
+        )
+
     async def export_markdown(
         self,
         *,
@@ -2194,6 +2241,23 @@ class AsyncStoreAPI:
             channels=channels,
             value_types=value_types,
             writes_values=writes_values,
+        )
+
+    async def import_agent(
+        self,
+        *,
+        document: JSON,
+    ) -> UUID:
+        """import_agent(document) -> uuid (operator): loads a document export_agent wrote, keeping
+        ids, revision numbers and stamps, and restores its hosting grants by role name. Nothing is
+        written on any error: document null 22004; not a faithful export of this version (format,
+        version, digest, unknown table or column) 22023; the agent's id or handle exists here 23505;
+        a hosting role missing here 42704 (naming it); a tool the grants name not registered here
+        P0002 (naming it).
+        """
+        return await self._call(
+            F.import_agent,
+            document=document,
         )
 
     async def import_markdown(

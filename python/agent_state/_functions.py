@@ -147,6 +147,13 @@ create_agent = Fn(
     Scalar[UUID](),
 )
 
+export_agent = Fn(
+    "export_agent",
+    (Param("agent", "uuid"),),
+    "jsonb",
+    Scalar[dict[str, Any]](),
+)
+
 export_markdown = Fn(
     "export_markdown",
     (
@@ -380,6 +387,13 @@ graph_put_writes = Fn(
     ),
     "void",
     Void(),
+)
+
+import_agent = Fn(
+    "import_agent",
+    (Param("document", "jsonb"),),
+    "uuid",
+    Scalar[UUID](),
 )
 
 import_markdown = Fn(
@@ -912,6 +926,7 @@ FUNCTIONS: dict[str, Fn[Any]] = {
     "context_for": context_for,
     "continue_run": continue_run,
     "create_agent": create_agent,
+    "export_agent": export_agent,
     "export_markdown": export_markdown,
     "find_agent": find_agent,
     "finish_run": finish_run,
@@ -931,6 +946,7 @@ FUNCTIONS: dict[str, Fn[Any]] = {
     "graph_prune": graph_prune,
     "graph_put": graph_put,
     "graph_put_writes": graph_put_writes,
+    "import_agent": import_agent,
     "import_markdown": import_markdown,
     "index_embeddings": index_embeddings,
     "link_identity": link_identity,

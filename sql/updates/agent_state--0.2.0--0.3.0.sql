@@ -17,6 +17,7 @@
 --   (agent_forks); redact follows an entry into the copies of its lineage.
 -- * Discovery: list_agents(), find_agent(), list_conversations(), list_runs(),
 --   list_memories().
+-- * Moving an agent: export_agent() and import_agent().
 -- * SDK sessions: session_items and session_retractions, with
 --   session_add_items(), session_get_items(), session_pop_item(),
 --   session_clear() and session_item_history().
