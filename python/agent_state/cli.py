@@ -245,6 +245,34 @@ def _cmd_export(store: Store, args: argparse.Namespace, out: TextIO) -> None:
     out.write(store.export_markdown(agent=args.agent_id))
 
 
+def _cmd_export_agent(store: Store, args: argparse.Namespace, out: TextIO) -> None:
+    doc = store.export_agent(agent=args.agent_id)
+    text = json.dumps(doc, ensure_ascii=False, sort_keys=True)
+    rows = sum(len(r) for r in doc.get("tables", {}).values())
+    if args.file == "-":
+        out.write(text + "\n")
+    else:
+        with open(args.file, "w", encoding="utf-8") as f:
+            f.write(text + "\n")
+    sys.stderr.write(f"agent-state: exported agent {doc['agent']['id']} ({rows} rows)\n")
+
+
+def _cmd_import_agent(store: Store, args: argparse.Namespace, out: TextIO) -> None:
+    if args.file == "-":
+        text = sys.stdin.read()
+    else:
+        with open(args.file, encoding="utf-8") as f:
+            text = f.read()
+    try:
+        doc = json.loads(text)
+    except ValueError as e:
+        raise _Failed(f"{args.file}: not a JSON document ({e})") from e
+    rows = sum(len(r) for r in doc.get("tables", {}).values()) if isinstance(doc, dict) else 0
+    sys.stderr.write(f"agent-state: importing {rows} rows\n")
+    agent = store.import_agent(document=doc)
+    out.write(f"{agent}\n")
+
+
 def _cmd_timeline(store: Store, args: argparse.Namespace, out: TextIO) -> None:
     rows = store.timeline(
         agent=args.agent_id, since=args.since, until=args.until, max_results=args.max_results
@@ -485,6 +513,33 @@ def _parser() -> argparse.ArgumentParser:
     what.add_argument("--entry", type=_uuid, default=None, help="a memory entry's history")
     what.add_argument("--tool", default=None, help="a tool grant's history (tool name)")
     p.set_defaults(func=_cmd_history)
+
+    p = sub.add_parser(
+        "export-agent",
+        parents=[common],
+        help="write an agent's whole state as a JSON document (export_agent)",
+        description=(
+            "Writes export_agent's document: every row of every table the agent owns, ids, "
+            "revision numbers and stamps kept, its hosting grants by role name and a digest. "
+            "import-agent loads it into another database. Needs an operator."
+        ),
+    )
+    p.add_argument("--agent", required=True, help=AGENT_HELP)
+    p.add_argument("--file", default="-", help="where to write it (default: stdout)")
+    p.set_defaults(func=_cmd_export_agent)
+
+    p = sub.add_parser(
+        "import-agent",
+        parents=[common],
+        help="load a document export-agent wrote (import_agent); prints the agent's id",
+        description=(
+            "Loads the document into this database with import_agent: all or nothing. The "
+            "agent's id and handle must be free here, its hosting roles must exist and the "
+            "tools its grants name must be registered. Needs an operator."
+        ),
+    )
+    p.add_argument("--file", default="-", help="the document (default: stdin)")
+    p.set_defaults(func=_cmd_import_agent)
 
     p = sub.add_parser("export", parents=[common], help="print the markdown export")
     p.add_argument("--agent", required=True, help=AGENT_HELP)

@@ -174,3 +174,21 @@ def test_export_is_a_read_verb_for_operators(pair: tuple[str, str, Any]) -> None
         one(runtime, "SELECT agent_state.export_agent(%s)", agent)
     with pytest.raises(psycopg.errors.InsufficientPrivilege):
         one(runtime, "SELECT agent_state.import_agent('{}')")
+
+
+def test_the_command_line_moves_an_agent_through_a_file(
+    pair: tuple[str, str, Any], tmp_path: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from agent_state.cli import main
+
+    src, dst, agent = pair
+    copy_tools(src, dst)
+    path = tmp_path / "lifecycle.agent.json"
+    assert main(["export-agent", "--dsn", src, "--agent", "lifecycle", "--file", str(path)]) == 0
+    assert "rows)" in capsys.readouterr().err
+    assert main(["import-agent", "--dsn", dst, "--file", str(path)]) == 0
+    assert capsys.readouterr().out.strip() == str(agent)
+    assert export(dst, agent) == export(src, agent)
+    # A second import is refused, with the SQLSTATE, and the exit status says so.
+    assert main(["import-agent", "--dsn", dst, "--file", str(path)]) == 1
+    assert "[23505]" in capsys.readouterr().err
