@@ -1,5 +1,5 @@
-"""``agent-state``: install, demo, agents, recall, history, export, timeline, fork,
-restore, embed.
+"""``agent-state``: install, demo, agents, recall, history, export, import, timeline,
+fork, restore, embed, export-agent, import-agent, mcp.
 
 Every command works against the database of ``--dsn`` (default ``$AGENT_STATE_DSN``,
 else ``$DATABASE_URL``). Given none, ``demo`` starts a throwaway PostgreSQL from the
@@ -243,6 +243,16 @@ def _cmd_history(store: Store, args: argparse.Namespace, out: TextIO) -> None:
 
 def _cmd_export(store: Store, args: argparse.Namespace, out: TextIO) -> None:
     out.write(store.export_markdown(agent=args.agent_id))
+
+
+def _cmd_import(store: Store, args: argparse.Namespace, out: TextIO) -> None:
+    if args.file == "-":
+        document = sys.stdin.read()
+    else:
+        with open(args.file, encoding="utf-8") as f:
+            document = f.read()
+    n = store.import_markdown(agent=args.agent_id, document=document)
+    out.write(f"imported {n} memory entries\n")
 
 
 def _cmd_export_agent(store: Store, args: argparse.Namespace, out: TextIO) -> None:
@@ -513,6 +523,19 @@ def _parser() -> argparse.ArgumentParser:
     what.add_argument("--entry", type=_uuid, default=None, help="a memory entry's history")
     what.add_argument("--tool", default=None, help="a tool grant's history (tool name)")
     p.set_defaults(func=_cmd_history)
+
+    p = sub.add_parser(
+        "import",
+        parents=[common],
+        help="import a markdown memory file into an agent (import_markdown)",
+        description=(
+            "Migrates a markdown memory file into memory entries with source_type import, "
+            "keeping the file's text as their evidence (docs/markdown.md). Needs an operator."
+        ),
+    )
+    p.add_argument("--agent", required=True, help=AGENT_HELP)
+    p.add_argument("--file", default="-", help="the markdown file (default: stdin)")
+    p.set_defaults(func=_cmd_import)
 
     p = sub.add_parser(
         "export-agent",

@@ -1105,3 +1105,18 @@ def test_embed_argument_errors(
     assert main(["embed", "--dsn", dsn]) == 1
     err = capsys.readouterr().err
     assert "wordllama is not installed" in err and "pip install 'agent-state[semantic]'" in err
+
+
+def test_import_command_imports_a_markdown_memory_file(
+    dsn: str, store: Store, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    handle = new_handle("cli import")
+    agent = store.create_agent(handle=handle)
+    path = tmp_path / "MEMORY.md"
+    path.write_text("# Memory\n\n- Ann prefers short answers.\n- Ann lives in Lisbon.\n")
+    assert main(["import", "--dsn", dsn, "--agent", handle, "--file", str(path)]) == 0
+    out = capsys.readouterr().out
+    entries = store.list_memories(agent=agent)
+    assert out == f"imported {len(entries)} memory entries\n" and len(entries) >= 1
+    assert {e.source_type for e in entries} == {"import"}
+    assert any("Lisbon" in e.body for e in entries)
