@@ -44,7 +44,12 @@ BEGIN
     FROM agent_state.graph_writes AS w
     WHERE w.runtime_agent_id = agent AND w.thread_id = source_thread_id
     ON CONFLICT ON CONSTRAINT graph_writes_pkey DO NOTHING;
-    -- The target run resumes from the newest copied checkpoint.
+    -- The target run resumes from the newest copied checkpoint. A copy that
+    -- copied nothing new leaves the run's history as it was (like graph_put of a
+    -- checkpoint stored already).
+    IF n = 0 THEN
+        RETURN 0;
+    END IF;
     SELECT c.checkpoint_ns, c.checkpoint_id INTO latest
     FROM agent_state.graph_checkpoints AS c
     WHERE c.runtime_agent_id = agent AND c.thread_id = target_thread_id AND c.checkpoint_ns = ''

@@ -5,7 +5,7 @@
 -- namespaces and delete, isolation between agents, and bad input.
 BEGIN;
 SET client_min_messages = warning;
-SELECT plan(146);
+SELECT plan(147);
 
 CREATE ROLE t260_op IN ROLE agent_state_operator;
 CREATE ROLE t260_ra IN ROLE agent_state_runtime;
@@ -191,6 +191,11 @@ SELECT ok(pg_temp.id('run_th2') NOT IN (pg_temp.id('run_r1'), pg_temp.id('run_r2
 SET ROLE t260_ra;
 SELECT is(agent_state.graph_copy_thread(pg_temp.id('a'), 'th1', 'th2'), 0,
           'graph_copy_thread again: nothing new to copy');
+RESET ROLE;
+SELECT is((SELECT count(*) FROM agent_state.checkpoints
+           WHERE runtime_agent_id = pg_temp.id('a') AND run_id = pg_temp.id('run_th2')), 1::bigint,
+          'and adds nothing to the target run''s history');
+SET ROLE t260_ra;
 SELECT is(agent_state.graph_copy_thread(pg_temp.id('a'), 'no-such-thread', 'th9'), 0,
           'graph_copy_thread of a thread without checkpoints: 0');
 RESET ROLE;
