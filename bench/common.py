@@ -188,7 +188,7 @@ def install_bundle(dsn: str) -> None:
         raise SystemExit(f"{BUNDLE} is missing: run `make` first")
     text = "\n".join(line for line in BUNDLE.read_text().splitlines() if not line.startswith("\\"))
     with psycopg.connect(dsn) as conn:
-        conn.execute(sql.SQL(text))  # type: ignore[arg-type]
+        conn.execute(sql.SQL(text))
         conn.commit()
 
 

@@ -160,8 +160,8 @@ def open_peer(info: dict[str, Any]) -> tuple[Any, Any, list[Any]]:
     kwargs: dict[str, Any] = {"autocommit": True, "prepare_threshold": 0, "row_factory": dict_row}
     c1 = psycopg.connect(info["dsn"], **kwargs)
     c2 = psycopg.connect(info["dsn"], **kwargs)
-    saver = PostgresSaver(c1)  # type: ignore[arg-type]
-    store = PostgresStore(c2)  # type: ignore[arg-type]
+    saver = PostgresSaver(c1)
+    store = PostgresStore(c2)
     if info.get("setup"):
         saver.setup()
         store.setup()

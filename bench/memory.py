@@ -129,8 +129,8 @@ def setup(conn: psycopg.Connection[Any], agents: int, seed: float) -> bool:
     btree_gin = True
     try:
         conn.execute("CREATE EXTENSION IF NOT EXISTS btree_gin")
-    except psycopg.Error as e:
-        log(f"btree_gin not available ({e}); bare baseline uses our index shape only")
+    except psycopg.Error as exc:
+        log(f"btree_gin not available ({exc}); bare baseline uses our index shape only")
         btree_gin = False
     for _, e, r, index in bare_shapes(btree_gin):
         conn.execute(BARE_TABLES.format(e=e, r=r))
@@ -1056,7 +1056,11 @@ def report(results: dict[str, Any]) -> None:
                     f"{w.get(base_label + ' wal', 0):.0f}",
                     "n/a" if prod is None else f"{w['agent_state wal']:.0f}",
                     fmt_ratio(wal_r)
-                    + (f" {verdict(wal_r <= 2.0)}" if w["op"] == "remember" else ""),
+                    + (
+                        f" {verdict(wal_r <= 2.0)}"
+                        if w["op"] == "remember" and wal_r is not None
+                        else ""
+                    ),
                 ]
             )
         out.append(

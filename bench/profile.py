@@ -107,7 +107,7 @@ def main() -> int:
         server.product_database(memory.DB)
         with server.connect(memory.DB) as c:
             shapes = memory.bare_shapes(memory.setup(c, 50, 0.3))
-            memory.load(c, first=1, last=50, per_agent=200, big=0, shapes=shapes)
+            memory.load(c, first=1, last=50, per_agent=200, big=0, shapes=shapes, span_days=730)
             ctx = c.execute("SELECT agent, msg, conv FROM bench.ctx WHERE n > 0").fetchall()
             targets = c.execute(
                 "SELECT e.runtime_agent_id, e.entry_id, e.current_revision, c.msg "
@@ -162,18 +162,18 @@ def main() -> int:
         with server.connect(turn.DB) as c:
             turn.setup(c, 1, runs)
         body = turn.PRODUCT_ONE.split("\n", 2)[2]
-        calls = [
+        turn_calls = [
             (body.replace(":n", str(rng.randrange(runs))).replace(":r", "'x'"), None)
             for _ in range(n + 200)
         ]
         with session(server, turn.DB) as conn:
-            timed_calls(conn, calls[:200])
+            timed_calls(conn, turn_calls[:200])
         with server.connect(turn.DB) as c:
             c.execute("VACUUM ANALYZE")
         time.sleep(1.2)
         reset(server, turn.DB)
         with session(server, turn.DB) as conn:
-            wall = timed_calls(conn, calls[200:])
+            wall = timed_calls(conn, turn_calls[200:])
         show("one turn (one statement)", n, wall, server, turn.DB)
         server.drop_database(turn.DB)
     return 0

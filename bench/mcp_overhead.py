@@ -1,8 +1,8 @@
 """The MCP server's own overhead: ``remember`` and ``recall`` through ``agent-state mcp``
 over stdio against the same work as direct ``Store`` calls, same run, same server.
 
-    python3 bench/mcp.py              # 2,000 calls per operation and side
-    python3 bench/mcp.py --quick      # 300
+    python3 bench/mcp_overhead.py              # 2,000 calls per operation and side
+    python3 bench/mcp_overhead.py --quick      # 300
 
 Two agents, each hosted by the runtime login role and filled the same way (the same
 bodies, in the same order) before the timed rounds. One side is an ``agent-state mcp``
@@ -48,10 +48,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import psycopg
 from common import ROOT, RUNTIME_ROLE, Server, log, ms, percentile, table, timed
-
-# This script is named mcp.py: ``import mcp`` must find the SDK, not this file.
-_HERE = Path(__file__).resolve().parent
-sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _HERE]
 
 DATABASE = "bench_mcp"
 USER = ("bench", "alice")
