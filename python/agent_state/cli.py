@@ -658,6 +658,11 @@ def _parser() -> argparse.ArgumentParser:
     from .integrations.mcp_cli import add_mcp_command
 
     add_mcp_command(sub, common)
+
+    # `inspect`: registered by its own module, which loads Starlette only when it runs.
+    from .inspector.command import add_inspect_command
+
+    add_inspect_command(sub, common)
     return parser
 
 

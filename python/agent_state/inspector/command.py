@@ -1,0 +1,100 @@
+"""The ``agent-state inspect`` command's arguments and start-up. Starlette, Jinja2 and
+uvicorn are imported only when the command runs (the ``inspect`` extra)."""
+
+from __future__ import annotations
+
+import argparse
+import ipaddress
+from typing import Any, TextIO
+
+from ..errors import Error
+
+__all__ = ["DEFAULT_HOST", "DEFAULT_PORT", "StartRefused", "add_inspect_command", "is_loopback"]
+
+DEFAULT_HOST = "127.0.0.1"
+"""Where the inspector listens unless told otherwise: the loopback address."""
+
+DEFAULT_PORT = 8765
+
+
+class StartRefused(Error):
+    """``agent-state inspect`` will not start: no extra installed, or a non-loopback bind."""
+
+
+def is_loopback(host: str) -> bool:
+    """``localhost`` or a loopback IP address (127.0.0.0/8, ::1)."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def _port(value: str) -> int:
+    try:
+        port = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a port number: {value!r}") from None
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"port out of range: {value!r}")
+    return port
+
+
+def _host(value: str) -> str:
+    if not is_loopback(value):
+        raise argparse.ArgumentTypeError(
+            f"{value!r} is not a loopback address: the inspector shows everything the DSN's "
+            "role may read, so it listens on this machine only (127.0.0.1, ::1 or localhost)"
+        )
+    return value
+
+
+DESCRIPTION = """\
+Serves a read-only web page over the read functions, as the DSN's role (it sees what
+that role may see): the agents; per agent the persona and profile history with what
+changed between revisions, the tool grants, the memory entries with their revisions and
+provenance, the timeline with a moment picker that shows the state as it was then, the
+runs with their budget and unconfirmed tool calls, and verify() for operators.
+
+It listens on the loopback address only, answers GET and HEAD (any other method: 405)
+and escapes every stored text. Stop it with Ctrl-C."""
+
+
+def add_inspect_command(sub: Any, common: argparse.ArgumentParser) -> None:
+    """Register ``inspect`` on the command line's subparsers (``common`` gives ``--dsn``)."""
+    p = sub.add_parser(
+        "inspect",
+        parents=[common],
+        help="browse agents, memory, timeline and runs in a local read-only web page",
+        description=DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument(
+        "--host",
+        type=_host,
+        default=DEFAULT_HOST,
+        help=f"loopback address to listen on (default {DEFAULT_HOST})",
+    )
+    p.add_argument(
+        "--port", type=_port, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT})"
+    )
+    p.set_defaults(func=_cmd_inspect)
+
+
+def _cmd_inspect(store: Any, args: argparse.Namespace, out: TextIO) -> None:
+    try:
+        import uvicorn
+
+        from .app import create_app
+    except ImportError as e:
+        if (e.name or "").split(".")[0] not in ("starlette", "jinja2", "uvicorn"):
+            raise
+        raise StartRefused(
+            f"the inspector's web server is not installed ({e}): pip install 'agent-state[inspect]'"
+        ) from e
+    host = args.host
+    shown = f"[{host}]" if ":" in host else host
+    out.write(f"agent-state inspect: http://{shown}:{args.port}/ (read-only; Ctrl-C stops)\n")
+    out.flush()
+    uvicorn.run(create_app(store), host=host, port=args.port, log_level="warning")
