@@ -1,0 +1,237 @@
+"""`agent-state inspect` (SPEC 16): the read-only web pages, driven through Starlette's
+TestClient as an operator and as a runtime role.
+
+What is checked: every page renders with realistic data; the moment picker shows the
+state as it was then; stored text is escaped (a hostile memory body, persona and
+handle render as text); a runtime sees only its hosted agents and is refused verify()
+politely; every method but GET and HEAD is 405; the command binds to the loopback
+address by default.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from uuid import UUID, uuid4
+
+import pytest
+
+pytest.importorskip("starlette")
+pytest.importorskip("jinja2")
+
+from starlette.testclient import TestClient
+
+import agent_state
+from agent_state import Store
+from agent_state.cli import _parser
+from agent_state.inspector.app import CSP, create_app
+from conftest import Require, RuntimeRole, TestRole, new_handle
+
+NEEDED = (
+    "list_agents",
+    "list_memories",
+    "list_runs",
+    "timeline",
+    "persona_history",
+    "profile_history",
+    "tool_grants",
+    "recover_run",
+    "export_markdown",
+    "verify",
+)
+BASE = "http://127.0.0.1:8765"
+SCRIPT = "<script>alert(1)</script>"
+IMG = '<img src=x onerror="alert(2)">'
+
+
+@dataclass
+class World:
+    agent: UUID
+    handle: str
+    entry: UUID
+    run: UUID
+    tool_call: UUID
+    tool: str
+    persona_v1_at: str  # a moment when persona revision 1 was active, revision 2 not yet
+
+
+@pytest.fixture
+def world(store: Store, require: Require) -> World:
+    require(*NEEDED)
+    handle = new_handle("insp")
+    a = store.create_agent(handle=handle, display_name="Inspector Test")
+    store.revise_persona(agent=a, body="You are terse.\nYou answer in English.")
+    store.revise_profile(agent=a, display_name="Inspector Test, renamed", settings={"tz": "UTC"})
+    store.revise_persona(agent=a, body="You are terse.\nYou answer in French.")
+    alice = store.resolve_actor(agent=a, connector="slack", external_id="U-ALICE")
+    dm = store.open_conversation(agent=a, connector="slack", external_ref="D1", kind="direct")
+    said = store.record_message(
+        agent=a, conversation=dm, author=alice, body="I drink green tea", audience=[alice]
+    )
+    ref = store.remember(agent=a, body="Alice drinks tea", source_message=said, subject=alice)
+    store.amend(agent=a, entry=ref.entry, expected_revision=1, body="Alice drinks green tea")
+    tool = f"insp.weather.{uuid4().hex[:10]}"
+    store.register_tool(name=tool, version="1", config_schema={"type": "object"})
+    store.grant_tool(agent=a, tool=tool, enabled=True, config={"units": "metric"})
+    run = store.start_run(
+        agent=a, conversation=dm, trigger_message=said, budget={"tokens": 1000, "tool_calls": 4}
+    )
+    snap = store.snapshot_prompt(agent=a, run=run, prompt="persona\nAlice: tea?", messages=[said])
+    call = store.record_model_call(
+        agent=a, run=run, snapshot=snap, provider="test", model="m-1", request={},
+        usage={"tokens": 900, "cost_usd": 0.002},
+    )  # fmt: skip
+    tc = store.record_tool_call(
+        agent=a, run=run, tool=tool, input={"city": "Lisbon"}, model_call=call
+    )
+    store.record_tool_result(agent=a, tool_call=tc, output={"sent": "?"}, status="unconfirmed")
+    events = store.timeline(agent=a)
+    v1 = next(e for e in events if e.kind == "persona" and e.operation == "activate")
+    return World(a, handle, ref.entry, run, tc, tool, v1.at.isoformat())
+
+
+@pytest.fixture
+def operator(dsn: str, make_role: Callable[..., TestRole]) -> Iterator[Store]:
+    role = make_role("agent_state_operator")
+    with agent_state.connect(role.dsn(dsn)) as s:
+        yield s
+
+
+def client(store: Store) -> TestClient:
+    return TestClient(create_app(store), base_url=BASE)
+
+
+def ok(c: TestClient, path: str, **params: str) -> str:
+    r = c.get(path, params=params)
+    assert r.status_code == 200, r.text
+    assert r.headers["content-type"].startswith("text/html")
+    assert r.headers["content-security-policy"] == CSP
+    assert "<script" not in r.text
+    return r.text
+
+
+def test_every_page_renders_for_an_operator(operator: Store, world: World) -> None:
+    c = client(operator)
+    a = world.agent
+    index = ok(c, "/")
+    assert f'href="/agents/{a}"' in index
+    assert "Inspector Test, renamed" in index
+
+    page = ok(c, f"/agents/{a}")
+    assert "You answer in French." in page and "(active)" in page
+    # what changed between persona revisions 1 and 2, as a line diff
+    assert '<span class="del">-You answer in English.</span>' in page
+    assert '<span class="add">+You answer in French.</span>' in page
+    assert "+display_name: Inspector Test, renamed" in page  # the profile's diff
+    assert world.tool in page and "units" in page
+
+    memory = ok(c, f"/agents/{a}/memory")
+    assert "Alice drinks green tea" in memory
+    entry = ok(c, f"/agents/{a}/memory/{world.entry}")
+    assert "revision 1: create" in entry and "revision 2: amend" in entry
+    assert '<span class="add">+Alice drinks green tea</span>' in entry
+    history = operator.memory_history(agent=a, entry=world.entry)
+    assert history[0].source_messages and history[0].source_actor is not None
+    assert str(history[0].source_messages[0]) in entry  # evidence message
+    assert str(history[0].source_actor) in entry and "perspective" in entry
+
+    timeline = ok(c, f"/agents/{a}/timeline")
+    assert 'type="datetime-local"' in timeline and str(world.entry) in timeline
+
+    runs = ok(c, f"/agents/{a}/runs")
+    assert str(world.run) in runs
+    run = ok(c, f"/agents/{a}/runs/{world.run}")
+    assert "<svg" in run and "900 of 1000 (90%)" in run and "1 of 4 (25%)" in run
+    assert str(world.tool_call) in run and "unconfirmed" in run and "Lisbon" in run
+
+    verify = ok(c, "/verify")
+    assert "Every invariant holds" in verify or "invariant(s) broken" in verify
+
+
+def test_moment_picker_shows_the_state_then(operator: Store, world: World) -> None:
+    c = client(operator)
+    then = ok(c, f"/agents/{world.agent}/timeline", at=world.persona_v1_at)
+    persona = re.search(r'<pre class="persona">(.*?)</pre>', then, re.S)
+    assert persona is not None
+    assert persona.group(1) == "You are terse.\nYou answer in English."
+    assert "French" not in then
+    assert world.tool not in then.split("Every change")[0]  # not granted yet then
+    now = ok(c, f"/agents/{world.agent}/timeline", at="2999-01-01T00:00")
+    persona = re.search(r'<pre class="persona">(.*?)</pre>', now, re.S)
+    assert persona is not None and "French" in persona.group(1)
+    # two moments: what changed between them
+    both = ok(c, f"/agents/{world.agent}/timeline", since=world.persona_v1_at, at="2999-01-01")
+    assert '<span class="add">+&gt; You answer in French.</span>' in both
+    bad = c.get(f"/agents/{world.agent}/timeline", params={"at": "<b>soon</b>"})
+    assert bad.status_code == 400 and "&lt;b&gt;soon" in bad.text
+
+
+def test_stored_text_is_escaped(operator: Store, store: Store, require: Require) -> None:
+    require(*NEEDED, "note")
+    handle = f"{SCRIPT} {uuid4().hex[:8]}"
+    a = store.create_agent(handle=handle, display_name=IMG)
+    store.revise_persona(agent=a, body=f"be nice {IMG}")
+    ref = store.note(agent=a, body=SCRIPT)
+    c = client(operator)
+    pages = [
+        ok(c, "/"),
+        ok(c, f"/agents/{a}"),
+        ok(c, f"/agents/{a}/memory"),
+        ok(c, f"/agents/{a}/memory/{ref.entry}"),
+        ok(c, f"/agents/{a}/timeline", at="2999-01-01T00:00"),
+    ]
+    for page in pages:
+        assert "<img" not in page and "<script" not in page
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in pages[2]
+    assert "be nice &lt;img src=x onerror=&#34;alert(2)&#34;&gt;" in pages[1]
+    assert "&lt;img src=x onerror=&#34;alert(2)&#34;&gt;" in pages[0]
+
+
+def test_runtime_sees_only_its_hosted_agent(
+    store: Store, world: World, runtime_role: RuntimeRole, require: Require
+) -> None:
+    other = store.create_agent(handle=new_handle("insp-other"))
+    store.grant_hosting(agent=world.agent, host=runtime_role.name)
+    runtime_role.hosted.append(world.agent)
+    with agent_state.connect(runtime_role.dsn) as rt:
+        c = client(rt)
+        index = ok(c, "/")
+        assert f'href="/agents/{world.agent}"' in index
+        assert str(other) not in index
+        for path in ("", "/memory", "/timeline", "/runs", f"/runs/{world.run}"):
+            ok(c, f"/agents/{world.agent}{path}")
+        for path in ("", "/memory", "/timeline", "/runs"):
+            r = c.get(f"/agents/{other}{path}")
+            assert r.status_code in (403, 404), (path, r.status_code)
+            assert "the database said: 42501" in r.text or "the database said: P0002" in r.text
+        refused = c.get("/verify")
+        assert refused.status_code == 403
+        assert "verify() is for operators" in refused.text and "42501" in refused.text
+
+
+def test_only_get_and_head(operator: Store, world: World) -> None:
+    c = client(operator)
+    for path in ("/", f"/agents/{world.agent}", "/verify", "/no/such/page"):
+        for method in ("POST", "PUT", "DELETE", "PATCH"):
+            r = c.request(method, path)
+            assert r.status_code == 405, (method, path)
+            assert r.headers["allow"] == "GET, HEAD"
+    assert c.head("/").status_code == 200
+
+
+def test_requests_for_another_host_are_refused(operator: Store) -> None:
+    # a page read through DNS rebinding names the attacker's host, not a loopback one
+    r = TestClient(create_app(operator), base_url="http://attacker.example").get("/")
+    assert r.status_code == 400
+    for base in ("http://localhost:8765", "http://[::1]:8765"):
+        assert TestClient(create_app(operator), base_url=base).get("/").status_code == 200
+
+
+def test_cli_binds_to_loopback_by_default() -> None:
+    args = _parser().parse_args(["inspect"])
+    assert args.host == "127.0.0.1" and args.port == 8765
+    assert _parser().parse_args(["inspect", "--host", "::1", "--port", "0"]).host == "::1"
+    with pytest.raises(SystemExit) as exc:
+        _parser().parse_args(["inspect", "--host", "0.0.0.0"])
+    assert exc.value.code == 2
