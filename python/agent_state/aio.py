@@ -17,9 +17,9 @@ from psycopg_pool import AsyncConnectionPool
 
 from ._api import AsyncStoreAPI
 from ._calls import Fn, Id, R
+from ._common import Embedder, check_dsn, check_vectors, connection_failed, resolve_dsn
 from .errors import _mapped
 from .results import RecallHit
-from .store import Embedder, check_dsn, connection_failed, resolve_dsn
 
 __all__ = ["AsyncStore", "connect_async"]
 
@@ -295,6 +295,4 @@ class AsyncStore(AsyncStoreAPI):
         vectors = await asyncio.get_running_loop().run_in_executor(
             self._embed_pool, lambda: list(embedder(texts))
         )
-        if len(vectors) != len(texts):
-            raise ValueError(f"the embedder returned {len(vectors)} vectors for {len(texts)} texts")
-        return vectors
+        return check_vectors(vectors, texts)
