@@ -461,3 +461,37 @@ def test_a_fork_carries_the_embeddings_of_its_revisions(vstore: Store) -> None:
     vstore.redact(agent=fork, entry=sc["peanuts"].entry, reason="erase everywhere")
     assert [e[0] for e in ranked(agent)] == [sc["lisbon"].entry]
     assert ranked(fork) == ranked(agent)
+
+
+def test_an_agent_moves_with_its_embeddings(vstore: Store, admin_dsn: str) -> None:
+    """export_agent/import_agent carry the embeddings exactly (float4 values and the
+    model's dimension): the moved agent ranks by meaning as the source does."""
+    sc = scene(vstore)
+    agent = sc["agent"]
+    vstore.embed_pending(agent=agent)
+    doc = vstore.export_agent(agent=agent)
+    assert len(doc["tables"]["memory_embeddings"]) == 2
+    name = _create_db(admin_dsn, "template0", "sem_move")
+    try:
+        db = with_dbname(admin_dsn, name)
+        with psycopg.connect(db, autocommit=True) as conn:
+            conn.execute("CREATE EXTENSION vector")
+        agent_state.install(db)
+        with Store(db) as target:
+            assert target.import_agent(document=doc) == agent
+            assert target.export_agent(agent=agent) == doc
+            assert target.verify() == []
+            query = fake_embedder(["what is Alice allergic to?"])[0]
+
+            def ranked(s: Store) -> list[tuple[Any, str]]:
+                return [
+                    (h.entry, h.body)
+                    for h in s.recall(
+                        agent=agent, query=None, conversation=sc["dm"],
+                        query_embedding=query, embedding_model="fake",
+                    )
+                ]  # fmt: skip
+
+            assert ranked(target) == ranked(vstore) != []
+    finally:
+        _drop_db(admin_dsn, name)
