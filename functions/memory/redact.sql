@@ -10,7 +10,7 @@ AS $$
 #variable_conflict use_variable
 DECLARE
     copy uuid;
-    locked bigint;
+    lineage uuid [];
 BEGIN
     PERFORM agent_state._bind(agent, true);
     PERFORM agent_state._need(entry, 'entry');
@@ -23,20 +23,21 @@ BEGIN
     -- REPEATABLE READ transaction whose snapshot predates this redaction fails
     -- with 40001 instead of copying the text from that snapshot.
     LOOP
+        lineage := ARRAY(SELECT l FROM agent_state._lineage(agent) AS l ORDER BY l);
         PERFORM FROM agent_state.agents AS a
-        WHERE a.runtime_agent_id IN (SELECT l FROM agent_state._lineage(agent) AS l)
+        WHERE a.runtime_agent_id = ANY (lineage)
         ORDER BY a.runtime_agent_id
         FOR NO KEY UPDATE;
         UPDATE agent_state.agents AS a SET handle = a.handle
-        WHERE a.runtime_agent_id IN (SELECT l FROM agent_state._lineage(agent) AS l);
-        GET DIAGNOSTICS locked = ROW_COUNT;
-        EXIT WHEN locked = (SELECT pg_catalog.count(*) FROM agent_state._lineage(agent));
+        WHERE a.runtime_agent_id = ANY (lineage);
+        EXIT WHEN lineage = ARRAY(SELECT l FROM agent_state._lineage(agent) AS l ORDER BY l);
     END LOOP;
-    -- Then the entry and every copy of it are locked, in agent order, so that two redactions of one
-    -- entry through different agents of a lineage wait for each other, never
-    -- deadlock; the checks below then read what the other committed.
+    -- Then the entry and every copy of it are locked, in agent order, so that two
+    -- redactions of one entry through different agents of a lineage wait for
+    -- each other, never deadlock; the checks below then read what the other
+    -- committed.
     PERFORM FROM agent_state.memory_entries AS e
-    WHERE e.runtime_agent_id IN (SELECT l FROM agent_state._lineage(agent) AS l)
+    WHERE e.runtime_agent_id = ANY (lineage)
       AND e.entry_id = entry
     ORDER BY e.runtime_agent_id
     FOR NO KEY UPDATE;
@@ -60,7 +61,7 @@ BEGIN
     FOR copy IN
         SELECT e.runtime_agent_id
         FROM agent_state.memory_entries AS e
-        WHERE e.runtime_agent_id IN (SELECT l FROM agent_state._lineage(agent) AS l)
+        WHERE e.runtime_agent_id = ANY (lineage)
           AND e.entry_id = entry
           AND NOT EXISTS (
               SELECT FROM agent_state.memory_redactions AS d

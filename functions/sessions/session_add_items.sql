@@ -13,7 +13,7 @@ BEGIN
     PERFORM agent_state._bind(agent);
     PERFORM agent_state._json_within(items, 'items', 10000000);
     PERFORM agent_state._need_json(items, 'items', ARRAY['array']);
-    PERFORM agent_state._lock_session(agent, conversation);
+    PERFORM agent_state._need_session(agent, conversation, true);
     INSERT INTO agent_state.session_items (runtime_agent_id, conversation_id, item_no, item)
     SELECT agent, conversation, last.n + e.ordinality, e.value
     FROM pg_catalog.jsonb_array_elements(items) WITH ORDINALITY AS e,

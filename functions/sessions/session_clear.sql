@@ -11,7 +11,7 @@ DECLARE
     cleared integer;
 BEGIN
     PERFORM agent_state._bind(agent);
-    PERFORM agent_state._lock_session(agent, conversation);
+    PERFORM agent_state._need_session(agent, conversation, true);
     INSERT INTO agent_state.session_retractions (runtime_agent_id, conversation_id, item_no, kind)
     SELECT agent, conversation, i.item_no, 'clear'
     FROM agent_state._session_visible(agent, conversation) AS i

@@ -14,19 +14,10 @@ AS $$
 #variable_conflict use_column
 BEGIN
     PERFORM agent_state._bind(session_get_items.agent);
-    PERFORM agent_state._need(session_get_items.conversation, 'conversation');
     IF session_get_items.max_results IS NOT NULL THEN
         PERFORM agent_state._need_count(session_get_items.max_results, 'max_results', 0);
     END IF;
-    IF NOT EXISTS (
-        SELECT FROM agent_state.conversations AS c
-        WHERE c.runtime_agent_id = session_get_items.agent
-          AND c.conversation_id = session_get_items.conversation
-    ) THEN
-        PERFORM agent_state._missing('conversation', 'conversation', session_get_items.conversation,
-            EXISTS (SELECT FROM agent_state.conversations AS c
-                    WHERE c.conversation_id = session_get_items.conversation));
-    END IF;
+    PERFORM agent_state._need_session(session_get_items.agent, session_get_items.conversation, false);
     RETURN QUERY
     SELECT v.item_no, v.item
     FROM (

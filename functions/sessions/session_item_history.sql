@@ -14,7 +14,7 @@ AS $$
 #variable_conflict use_column
 BEGIN
     PERFORM agent_state._bind(session_item_history.agent);
-    PERFORM agent_state._need(session_item_history.conversation, 'conversation');
+    PERFORM agent_state._need_session(session_item_history.agent, session_item_history.conversation, false);
     RETURN QUERY
     SELECT i.item_no, i.item, i.created_at, i.created_by::text, r.kind, r.created_at, r.created_by::text
     FROM agent_state.session_items AS i
@@ -30,4 +30,4 @@ $$;
 COMMENT ON FUNCTION agent_state.session_item_history(uuid, uuid) IS
 'session_item_history(agent, conversation) -> table(item_no, item, created_at, created_by, '
 'retracted, retracted_at, retracted_by): every item the session held, oldest first, with '
-'its retraction (pop or clear, when, by whom) if it was retracted.';
+'its retraction (pop or clear, when, by whom) if it was retracted. Unknown conversation: P0002.';

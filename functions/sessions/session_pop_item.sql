@@ -11,7 +11,7 @@ DECLARE
     newest record;
 BEGIN
     PERFORM agent_state._bind(agent);
-    PERFORM agent_state._lock_session(agent, conversation);
+    PERFORM agent_state._need_session(agent, conversation, true);
     SELECT i.item_no, i.item INTO newest
     FROM agent_state._session_visible(agent, conversation) AS i
     ORDER BY i.item_no DESC

@@ -2,7 +2,7 @@
 -- retract (hidden from the session, kept in its history, audited); each agent's
 -- sessions are its own.
 BEGIN;
-SELECT plan(24);
+SELECT plan(25);
 
 \ir _setup.sql
 
@@ -54,6 +54,8 @@ SELECT throws_ok($$SELECT * FROM agent_state.session_get_items(pg_temp.id('a'), 
                  'another agent''s conversation named under this agent: 23503');
 SELECT throws_ok($$SELECT agent_state.session_add_items(pg_temp.id('a'), gen_random_uuid(), '[1]')$$, 'P0002', NULL,
                  'an unknown conversation: P0002');
+SELECT throws_ok($$SELECT * FROM agent_state.session_item_history(pg_temp.id('a'), gen_random_uuid())$$, 'P0002',
+                 NULL, 'the history of an unknown conversation: P0002, not an empty history');
 SELECT throws_ok($$SELECT agent_state.session_add_items(pg_temp.id('a'), pg_temp.id('sa'), '{"role": "user"}')$$,
                  '22023', 'items: must be a JSON array, not object', 'items must be an array');
 SELECT throws_ok($$SELECT agent_state.session_add_items(pg_temp.id('a'), pg_temp.id('sa'), NULL)$$, '22004', NULL,

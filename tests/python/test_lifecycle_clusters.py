@@ -49,6 +49,7 @@ READ_VERBS = {
     "list_memories": "SELECT * FROM agent_state.list_memories(agent => %(agent)s,"
     " include_forgotten => true)",
     "session_get_items": "SELECT * FROM agent_state.session_get_items(%(agent)s, %(conv)s)",
+    "session_item_history": "SELECT * FROM agent_state.session_item_history(%(agent)s, %(conv)s)",
     "version": "SELECT agent_state.version()",
     # Not a read verb of SPEC, but a lookup of what exists should not need to write.
     "open_conversation of an existing one": "SELECT agent_state.open_conversation("
