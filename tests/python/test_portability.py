@@ -150,6 +150,37 @@ def test_a_refused_import_writes_nothing(pair: tuple[str, str, Any]) -> None:
         dst, "SELECT agent_state._agent_document_digest(%s)", Jsonb(unknown_role)
     )
     refused(unknown_role, "42704", "hosting role 'no_such_role_here' does not exist")
+
+    # A document whose digest was recomputed after an edit the tables refuse: a row
+    # missing a required value, a value of the wrong type, an agent without an id.
+    def redigested(edit: Any) -> Any:
+        document = json.loads(json.dumps(doc))
+        edit(document)
+        document["digest"] = one(
+            dst, "SELECT agent_state._agent_document_digest(%s)", Jsonb(document)
+        )
+        return document
+
+    refused(
+        redigested(lambda d: d["tables"]["memory_revisions"][0].pop("body")),
+        "22023",
+        "memory_revisions: not a faithful export",
+    )
+    refused(
+        redigested(lambda d: d["tables"]["messages"][0].update(observed_at="not a time")),
+        "22023",
+        "messages: not a faithful export",
+    )
+    refused(
+        redigested(lambda d: d["agent"].update(id="not-a-uuid")),
+        "22023",
+        "its agent has no valid id or handle",
+    )
+    refused(
+        redigested(lambda d: d["tables"]["actors"][0].update(colour="blue")),
+        "22023",
+        "actors has no column 'colour'",
+    )
     with pytest.raises(psycopg.Error) as info:
         one(dst, "SELECT agent_state.import_agent(NULL)")
     assert info.value.sqlstate == "22004"
