@@ -5,9 +5,9 @@
 -- current state that retrieval reads; a committed entry always has its history:
 -- each revision belongs to its entry (a deferred composite foreign key), and the
 -- entry's current revision is checked at commit (memory_entries_insert_check and
--- memory_entries_revision_check, in sql/triggers.sql). The current revision is not a second foreign key:
--- the two keys would form a cycle, and pg_dump loads each table in a transaction
--- of its own, in foreign-key order.
+-- memory_entries_revision_check, in sql/triggers.sql). The current revision is
+-- not a second foreign key: the two keys would form a cycle, and pg_dump loads
+-- each table in a transaction of its own, in foreign-key order.
 --
 -- Evidence: the messages that support a revision (all earlier evidence is kept on
 -- amendment). evidence_observers is what eligibility needs from them: the actors

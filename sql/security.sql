@@ -4,7 +4,8 @@
 --   now. The caller's agent set is computed once per statement (InitPlan).
 -- stamp_created: tables with created_at/created_by get them from the database
 --   (a restore keeps the stamps it loads: see _restoring), and so does a copy
---   made by the extension's own code (fork_agent): the rule is in _copying.
+--   made by the extension's own code (fork_agent, import_agent): the rule is in
+--   _copying.
 -- operator_truncate: TRUNCATE ignores RLS, so only operators may truncate.
 -- no_truncate: a table whose rows refuse DELETE (a BEFORE ROW DELETE trigger:
 --   append-only history) refuses TRUNCATE, the bulk delete, for every role.

@@ -59,7 +59,7 @@ FOR EACH ROW EXECUTE FUNCTION agent_state._refuse_change();
 
 -- Numbered per agent (_number_per_agent), not by a global sequence.
 -- Numbering, like the stamps (sql/security.sql), keeps what a restore loads and
--- what the extension's own code copies (fork_agent).
+-- what the extension's own code copies (fork_agent, import_agent: _copying).
 CREATE TRIGGER persona_activations_number
 BEFORE INSERT ON agent_state.persona_activations
 FOR EACH ROW WHEN (
