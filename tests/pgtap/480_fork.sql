@@ -2,7 +2,7 @@
 -- moment, with what it rests on, ids and stamps kept, referencing nothing of the
 -- origin; erasure follows the data into every agent of the lineage.
 BEGIN;
-SELECT plan(49);
+SELECT plan(50);
 
 \ir _setup.sql
 -- Every row of an agent's state tables, without the agent column, as text: two
@@ -261,6 +261,13 @@ SELECT is((SELECT created_by::text FROM agent_state.memory_revisions WHERE runti
            AND entry_id = pg_temp.id('late')), 't480_op',
           'a function called with the copy flag set still stamps its rows with the caller');
 RESET agent_state.copying;
+
+-- fork_origin only reads: it works in a read-only transaction.
+SET TRANSACTION READ ONLY;
+SET ROLE t480_op;
+SELECT is((SELECT origin FROM agent_state.fork_origin(pg_temp.id('f'))), pg_temp.id('a'),
+          'fork_origin works in a read-only transaction');
+RESET ROLE;
 
 SELECT * FROM finish();
 ROLLBACK;
