@@ -19,16 +19,7 @@ BEGIN
         PERFORM agent_state._need_text(display_name, 'display_name', 1000);
     END IF;
     PERFORM agent_state._check_settings(settings);
-    INSERT INTO agent_state.agents AS a (handle)
-    VALUES (handle)
-    ON CONFLICT ON CONSTRAINT agents_handle_key DO NOTHING
-    RETURNING a.runtime_agent_id INTO new_id;
-    IF new_id IS NULL THEN
-        RAISE EXCEPTION USING
-            ERRCODE = '23505',
-            MESSAGE = pg_catalog.format('handle: an agent with handle %s already exists',
-                                        agent_state._quote_prefix(handle));
-    END IF;
+    new_id := agent_state._insert_agent(handle);
     -- The profile is versioned (profile_revisions): this is revision 1.
     INSERT INTO agent_state.profile_revisions (runtime_agent_id, revision, display_name, settings)
     VALUES (new_id, 1, display_name, settings);

@@ -54,24 +54,11 @@ BEGIN
             MESSAGE = pg_catalog.format('as_of: agent %s had no state yet at %s', origin, moment);
     END IF;
 
-    INSERT INTO agent_state.agents AS a (handle)
-    VALUES (handle)
-    ON CONFLICT ON CONSTRAINT agents_handle_key DO NOTHING
-    RETURNING a.runtime_agent_id INTO fork;
-    IF fork IS NULL THEN
-        RAISE EXCEPTION USING
-            ERRCODE = '23505',
-            MESSAGE = pg_catalog.format('handle: an agent with handle %s already exists',
-                                        agent_state._quote_prefix(handle));
-    END IF;
+    fork := agent_state._insert_agent(handle);
     INSERT INTO agent_state.agent_forks (runtime_agent_id, origin_agent_id, as_of)
     VALUES (fork, origin, moment);
 
-    SELECT a.revision INTO active_rev
-    FROM agent_state.persona_activations AS a
-    WHERE a.runtime_agent_id = origin AND a.created_at <= moment
-    ORDER BY a.created_at DESC, a.activation_id DESC
-    LIMIT 1;
+    SELECT p.revision INTO active_rev FROM agent_state._persona_at(origin, moment) AS p;
 
     -- The copies keep their stamps and numbers (_copying). Set here for this
     -- statement only, not by a SET clause: a role without superuser may not

@@ -44,11 +44,7 @@ BEGIN
         agent_state.persona_activations_active_check DEFERRED;
 
     -- Persona.
-    SELECT a.revision INTO then_rev
-    FROM agent_state.persona_activations AS a
-    WHERE a.runtime_agent_id = agent AND a.created_at <= as_of
-    ORDER BY a.created_at DESC, a.activation_id DESC
-    LIMIT 1;
+    SELECT p.revision INTO then_rev FROM agent_state._persona_at(agent, as_of) AS p;
     SELECT r.revision INTO now_rev
     FROM agent_state.persona_revisions AS r
     WHERE r.runtime_agent_id = agent AND r.is_active;

@@ -9,14 +9,10 @@ AS $$
 BEGIN
     PERFORM agent_state._bind(active_persona.agent);
     RETURN QUERY
-    SELECT a.revision, r.body, a.created_at
-    FROM agent_state.persona_activations AS a
+    SELECT a.revision, r.body, a.activated_at
+    FROM agent_state._persona_at(active_persona.agent, active_persona.as_of) AS a
     JOIN agent_state.persona_revisions AS r
-      ON r.runtime_agent_id = a.runtime_agent_id AND r.revision = a.revision
-    WHERE a.runtime_agent_id = active_persona.agent
-      AND (active_persona.as_of IS NULL OR a.created_at <= active_persona.as_of)
-    ORDER BY a.created_at DESC, a.activation_id DESC
-    LIMIT 1;
+      ON r.runtime_agent_id = active_persona.agent AND r.revision = a.revision;
 END
 $$;
 
