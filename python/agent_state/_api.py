@@ -1403,7 +1403,7 @@ class StoreAPI:
     ) -> list[SessionItemRevision]:
         """session_item_history(agent, conversation) -> table(item_no, item, created_at, created_by,
         retracted, retracted_at, retracted_by): every item the session held, oldest first, with its
-        retraction (pop or clear, when, by whom) if it was retracted.
+        retraction (pop or clear, when, by whom) if it was retracted. Unknown conversation: P0002.
         """
         return self._call(
             F.session_item_history,
@@ -2960,7 +2960,7 @@ class AsyncStoreAPI:
     ) -> list[SessionItemRevision]:
         """session_item_history(agent, conversation) -> table(item_no, item, created_at, created_by,
         retracted, retracted_at, retracted_by): every item the session held, oldest first, with its
-        retraction (pop or clear, when, by whom) if it was retracted.
+        retraction (pop or clear, when, by whom) if it was retracted. Unknown conversation: P0002.
         """
         return await self._call(
             F.session_item_history,
