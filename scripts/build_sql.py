@@ -63,6 +63,7 @@ DOMAINS = (
     "execution",
     "graph",
     "history",
+    "chains",
 )
 PASSES = ("sql/triggers.sql", "sql/security.sql", "sql/privileges.sql", "sql/guard.sql")
 FUNCTIONS = "functions/*/*.sql"

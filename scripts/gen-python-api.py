@@ -47,6 +47,7 @@ API_FILE = PACKAGE / "_api.py"
 ROWS: dict[str, tuple[str, str]] = {
     "active_persona": ("MaybeOne", "ActivePersona"),
     "authorize_tool": ("One", "ToolAuthorization"),
+    "chain_head": ("One", "ChainHead"),
     "context_for": ("Many", "RecallHit"),
     "fork_origin": ("MaybeOne", "ForkOrigin"),
     "graph_item_put": ("One", "MemoryRef"),

@@ -262,6 +262,12 @@ WHEN (NOT coalesce(
         OR new.limit_wall_time_seconds IS DISTINCT FROM old.limit_wall_time_seconds
         OR new.created_at IS DISTINCT FROM old.created_at
         OR new.created_by IS DISTINCT FROM old.created_by
+        OR new.chain_at IS DISTINCT FROM old.chain_at
+        OR new.chain_xact IS DISTINCT FROM old.chain_xact
+        OR new.chain_digest IS DISTINCT FROM old.chain_digest
+        OR new.chain_close_at IS DISTINCT FROM old.chain_close_at
+        OR new.chain_close_xact IS DISTINCT FROM old.chain_close_xact
+        OR new.chain_close_digest IS DISTINCT FROM old.chain_close_digest
     )
     AND new.finished_at IS NULL AND new.finished_by IS NULL AND new.detail IS NULL
     AND new.spent_tokens >= old.spent_tokens AND new.spent_cost_usd >= old.spent_cost_usd
@@ -425,3 +431,26 @@ FOR EACH ROW EXECUTE FUNCTION agent_state._refuse_change();
 CREATE TRIGGER agent_forks_append_only
 BEFORE UPDATE OR DELETE ON agent_state.agent_forks
 FOR EACH ROW EXECUTE FUNCTION agent_state._refuse_change();
+
+-- ------------------------------------------------------------ chains
+
+-- The hash chains' stamp (_chain_stamp) on every table _chain_tables lists, and
+-- the closing stamp (_chain_close_stamp) where records close. Named zz_chain and
+-- zz_chain_close: triggers fire in name order, and the stamps must see the row
+-- as every other BEFORE trigger left it, the closing one after the record's.
+DO $chain_triggers$
+DECLARE
+    t record;
+BEGIN
+    FOR t IN SELECT c.tbl, c.closing FROM agent_state._chain_tables() AS c ORDER BY c.tbl LOOP
+        EXECUTE pg_catalog.format(
+            'CREATE TRIGGER zz_chain BEFORE INSERT OR UPDATE ON agent_state.%I '
+            'FOR EACH ROW EXECUTE FUNCTION agent_state._chain_stamp()', t.tbl);
+        IF t.closing IS NOT NULL THEN
+            EXECUTE pg_catalog.format(
+                'CREATE TRIGGER zz_chain_close BEFORE INSERT OR UPDATE ON agent_state.%I '
+                'FOR EACH ROW EXECUTE FUNCTION agent_state._chain_close_stamp()', t.tbl);
+        END IF;
+    END LOOP;
+END
+$chain_triggers$;

@@ -1,191 +1,41 @@
--- Every invariant the triggers hold, checked over the stored rows: for a DBA after
--- a restore (whose rows the triggers do not check: see _restoring), after a crash,
--- or at any time. The per-row checks are the functions the triggers call, so a
--- rule has one source; a row that fails is reported, not raised, so one run lists
--- every problem. Operators only: the report names rows of every agent.
-CREATE FUNCTION agent_state.verify()
+-- SPEC section 14: every invariant over the stored rows (_verify_invariants),
+-- the hash chains (_chain_findings) and, given a head kept outside the database,
+-- the history up to that head (_chain_head_findings). Operators only: the report
+-- names rows of every agent. It writes nothing, so it runs in a READ ONLY
+-- transaction. With an agent, only that agent's rows are reported (tools are
+-- deployment-wide and reported only when agent is null).
+CREATE FUNCTION agent_state.verify(agent uuid DEFAULT NULL, expected_head text DEFAULT NULL)
 RETURNS TABLE (check_name text, object text, detail text)
 LANGUAGE plpgsql
 SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
 AS $$
-DECLARE
-    item record;
-    what text;
-    failed text;
+#variable_conflict use_column
 BEGIN
     PERFORM agent_state._need_operator();
-    FOR item IN
-        SELECT 'memory_entry' AS c, e.runtime_agent_id AS agent, e.entry_id AS id
-        FROM agent_state.memory_entries AS e
-        UNION ALL
-        SELECT 'memory_redaction', d.runtime_agent_id, d.entry_id
-        FROM agent_state.memory_redactions AS d
-        UNION ALL
-        SELECT DISTINCT 'persona', p.runtime_agent_id, p.runtime_agent_id
-        FROM agent_state.persona_revisions AS p
-        ORDER BY 1, 2, 3
-    LOOP
-        BEGIN
-            CASE item.c
-                WHEN 'memory_entry' THEN PERFORM agent_state._check_entry_state(item.agent, item.id);
-                WHEN 'memory_redaction' THEN PERFORM agent_state._check_redaction(item.agent, item.id);
-                ELSE PERFORM agent_state._check_persona(item.agent);
-            END CASE;
-        EXCEPTION WHEN OTHERS THEN
-            GET STACKED DIAGNOSTICS failed = MESSAGE_TEXT, what = RETURNED_SQLSTATE;
-            check_name := item.c;
-            object := pg_catalog.format('agent %s: %s', item.agent, item.id);
-            detail := what || ': ' || failed;
-            RETURN NEXT;
-        END;
-    END LOOP;
-
-    FOR item IN
-        SELECT v.* FROM agent_state.memory_revisions AS v
-        ORDER BY v.runtime_agent_id, v.entry_id, v.revision
-    LOOP
-        BEGIN
-            PERFORM agent_state._check_revision(
-                item.runtime_agent_id, item.entry_id, item.revision, item.source_message_id, item.source_actor_id,
-                item.evidence_observers, item.evidence_conversations, item.visibility, item.created_at);
-        EXCEPTION WHEN OTHERS THEN
-            GET STACKED DIAGNOSTICS failed = MESSAGE_TEXT, what = RETURNED_SQLSTATE;
-            check_name := 'memory_revision';
-            object := pg_catalog.format('agent %s: entry %s revision %s', item.runtime_agent_id, item.entry_id,
-                                        item.revision);
-            detail := what || ': ' || failed;
-            RETURN NEXT;
-        END;
-    END LOOP;
-
-    FOR item IN
-        SELECT m.runtime_agent_id, m.message_id, m.conversation_id, m.audience
-        FROM agent_state.messages AS m
-        ORDER BY m.runtime_agent_id, m.message_id
-    LOOP
-        BEGIN
-            PERFORM agent_state._check_audience(item.runtime_agent_id, item.conversation_id, item.audience);
-        EXCEPTION WHEN OTHERS THEN
-            GET STACKED DIAGNOSTICS failed = MESSAGE_TEXT, what = RETURNED_SQLSTATE;
-            check_name := 'message_audience';
-            object := pg_catalog.format('agent %s: message %s', item.runtime_agent_id, item.message_id);
-            detail := what || ': ' || failed;
-            RETURN NEXT;
-        END;
-    END LOOP;
-
-    FOR item IN
-        SELECT s.runtime_agent_id, s.snapshot_id, s.memory_count, s.message_count
-        FROM agent_state.prompt_snapshots AS s
-        ORDER BY s.runtime_agent_id, s.snapshot_id
-    LOOP
-        BEGIN
-            PERFORM agent_state._check_snapshot(item.runtime_agent_id, item.snapshot_id, item.memory_count,
-                                                item.message_count);
-        EXCEPTION WHEN OTHERS THEN
-            GET STACKED DIAGNOSTICS failed = MESSAGE_TEXT, what = RETURNED_SQLSTATE;
-            check_name := 'snapshot_sources';
-            object := pg_catalog.format('agent %s: snapshot %s', item.runtime_agent_id, item.snapshot_id);
-            detail := what || ': ' || failed;
-            RETURN NEXT;
-        END;
-    END LOOP;
-
-    FOR item IN SELECT t.tool_name FROM agent_state.tools AS t ORDER BY t.tool_name LOOP
-        BEGIN
-            PERFORM agent_state._check_tool(item.tool_name);
-        EXCEPTION WHEN OTHERS THEN
-            GET STACKED DIAGNOSTICS failed = MESSAGE_TEXT, what = RETURNED_SQLSTATE;
-            check_name := 'tool';
-            object := item.tool_name;
-            detail := what || ': ' || failed;
-            RETURN NEXT;
-        END;
-    END LOOP;
-
-    -- Set-based rules: what the insert triggers derive.
+    IF verify.expected_head IS NOT NULL AND verify.agent IS NULL THEN
+        RAISE EXCEPTION USING ERRCODE = '22023',
+            MESSAGE = 'expected_head: a head is checked against its agent; give agent too';
+    END IF;
+    IF verify.agent IS NOT NULL AND NOT EXISTS (
+        SELECT FROM agent_state.agents AS a WHERE a.runtime_agent_id = verify.agent
+    ) THEN
+        PERFORM agent_state._missing('agent', 'agent', verify.agent, false);
+    END IF;
     RETURN QUERY
-    SELECT 'snapshot_hash', pg_catalog.format('agent %s: snapshot %s', s.runtime_agent_id, s.snapshot_id),
-           'prompt_sha256 is not the sha256 of the prompt (and the snapshot is not redacted)'
-    FROM agent_state.prompt_snapshots AS s
-    WHERE s.redacted_at IS NULL
-      AND s.prompt_sha256 <> pg_catalog.encode(
-          pg_catalog.sha256(pg_catalog.convert_to(s.prompt, 'UTF8')), 'hex')
-    ORDER BY s.runtime_agent_id, s.snapshot_id;
-
-    -- A run's spending is what the run it continues had spent plus its own charges.
-    RETURN QUERY
-    SELECT 'run_budget', pg_catalog.format('agent %s: run %s', x.runtime_agent_id, x.run_id),
-           pg_catalog.format('spent (%s tokens, %s usd, %s tool calls) is not the sum of its charges '
-                             '(%s, %s, %s)', x.spent_tokens, x.spent_cost_usd, x.spent_tool_calls,
-                             x.tokens, x.cost_usd, x.tool_calls)
-    FROM (
-        SELECT u.runtime_agent_id, u.run_id, u.spent_tokens, u.spent_cost_usd, u.spent_tool_calls,
-               coalesce(p.spent_tokens, 0) + coalesce(mc.tokens, 0) AS tokens,
-               coalesce(p.spent_cost_usd, 0) + coalesce(mc.cost_usd, 0) AS cost_usd,
-               coalesce(p.spent_tool_calls, 0) + coalesce(tc.n, 0) AS tool_calls
-        FROM agent_state.runs AS u
-        LEFT JOIN agent_state.runs AS p
-          ON p.runtime_agent_id = u.runtime_agent_id AND p.run_id = u.continued_from
-        LEFT JOIN LATERAL (
-            SELECT pg_catalog.sum(m.tokens) AS tokens, pg_catalog.sum(m.cost_usd) AS cost_usd
-            FROM agent_state.model_calls AS m
-            WHERE m.runtime_agent_id = u.runtime_agent_id AND m.run_id = u.run_id
-        ) AS mc ON true
-        LEFT JOIN LATERAL (
-            SELECT pg_catalog.count(*) AS n
-            FROM agent_state.tool_calls AS t
-            WHERE t.runtime_agent_id = u.runtime_agent_id AND t.run_id = u.run_id
-        ) AS tc ON true
-    ) AS x
-    WHERE (x.spent_tokens, x.spent_cost_usd, x.spent_tool_calls)
-        IS DISTINCT FROM (x.tokens, x.cost_usd, x.tool_calls)
-    ORDER BY x.runtime_agent_id, x.run_id;
-
-    RETURN QUERY
-    SELECT 'checkpoint_numbering', pg_catalog.format('agent %s: run %s', c.runtime_agent_id, c.run_id),
-           pg_catalog.format('%s checkpoints numbered %s to %s', pg_catalog.count(*),
-                             pg_catalog.min(c.checkpoint), pg_catalog.max(c.checkpoint))
-    FROM agent_state.checkpoints AS c
-    GROUP BY c.runtime_agent_id, c.run_id
-    HAVING pg_catalog.min(c.checkpoint) <> 1 OR pg_catalog.max(c.checkpoint) <> pg_catalog.count(*)
-    ORDER BY c.runtime_agent_id, c.run_id;
-
-    RETURN QUERY
-    SELECT 'tool_result_numbering',
-           pg_catalog.format('agent %s: tool call %s', t.runtime_agent_id, t.tool_call_id),
-           pg_catalog.format('%s results numbered %s to %s', pg_catalog.count(*),
-                             pg_catalog.min(t.result_no), pg_catalog.max(t.result_no))
-    FROM agent_state.tool_results AS t
-    GROUP BY t.runtime_agent_id, t.tool_call_id
-    HAVING pg_catalog.min(t.result_no) <> 1 OR pg_catalog.max(t.result_no) <> pg_catalog.count(*)
-    ORDER BY t.runtime_agent_id, t.tool_call_id;
-
-    -- Hosting that grants nothing: its role was dropped (or renamed) after the grant.
-    RETURN QUERY
-    SELECT 'hosting', pg_catalog.format('agent %s: host %s', h.runtime_agent_id, h.host_name),
-           pg_catalog.format('role %s no longer has this name (now %s): the row grants nothing',
-                             h.host::oid, pg_catalog.pg_get_userbyid(h.host))
-    FROM agent_state.agent_hosts AS h
-    WHERE pg_catalog.pg_get_userbyid(h.host) OPERATOR(pg_catalog.<>) h.host_name
-    ORDER BY h.runtime_agent_id, h.host_name;
-
-    -- Erasure follows the data: a copy (fork_agent) of a redacted entry in any
-    -- agent of its lineage is redacted too.
-    RETURN QUERY
-    SELECT DISTINCT 'lineage_redaction', pg_catalog.format('agent %s: entry %s', e.runtime_agent_id, e.entry_id),
-           pg_catalog.format('entry is redacted in agent %s of its lineage but not here', d.runtime_agent_id)
-    FROM agent_state.memory_redactions AS d
-    CROSS JOIN LATERAL agent_state._lineage(d.runtime_agent_id) AS l (id)
-    JOIN agent_state.memory_entries AS e ON e.runtime_agent_id = l.id AND e.entry_id = d.entry_id
-    WHERE NOT EXISTS (
-        SELECT FROM agent_state.memory_redactions AS x
-        WHERE x.runtime_agent_id = e.runtime_agent_id AND x.entry_id = e.entry_id)
-    ORDER BY 2, 3;
+    SELECT v.check_name, v.object, v.detail
+    FROM agent_state._verify_invariants() AS v
+    WHERE verify.agent IS NULL OR pg_catalog.starts_with(v.object, pg_catalog.format('agent %s:', verify.agent));
+    RETURN QUERY SELECT * FROM agent_state._chain_findings(verify.agent);
+    IF verify.expected_head IS NOT NULL THEN
+        RETURN QUERY SELECT * FROM agent_state._chain_head_findings(verify.agent, verify.expected_head);
+    END IF;
 END
 $$;
 
-COMMENT ON FUNCTION agent_state.verify() IS
-'verify() -> table(check_name, object, detail) (operator): every invariant the triggers hold, '
-'checked over the stored rows (after a restore, a crash, or any time); no rows means all hold.';
+COMMENT ON FUNCTION agent_state.verify(uuid, text) IS
+'verify(agent default null, expected_head default null) -> table(check_name, object, detail) '
+'(operator): every invariant the triggers hold and the hash chains (changed, inserted, copied, '
+'deleted, reordered records), checked over the stored rows; given a head chain_head returned '
+'earlier, whether the history up to it is intact (not truncated, rolled back or rewritten). '
+'No rows means all hold. Writes nothing.';

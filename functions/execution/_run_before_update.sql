@@ -14,11 +14,15 @@ BEGIN
     -- clause against it: tests/pgtap/200_runs.sql).
     IF (NEW.runtime_agent_id, NEW.run_id, NEW.conversation_id, NEW.trigger_message_id, NEW.continued_from,
         NEW.chain_root, NEW.chain_started_at, NEW.task_context, NEW.limit_tokens, NEW.limit_cost_usd,
-        NEW.limit_tool_calls, NEW.limit_wall_time_seconds, NEW.created_at, NEW.created_by)
+        NEW.limit_tool_calls, NEW.limit_wall_time_seconds, NEW.created_at, NEW.created_by,
+        NEW.chain_at, NEW.chain_xact, NEW.chain_digest, NEW.chain_close_at, NEW.chain_close_xact,
+        NEW.chain_close_digest)
         IS DISTINCT FROM
        (OLD.runtime_agent_id, OLD.run_id, OLD.conversation_id, OLD.trigger_message_id, OLD.continued_from,
         OLD.chain_root, OLD.chain_started_at, OLD.task_context, OLD.limit_tokens, OLD.limit_cost_usd,
-        OLD.limit_tool_calls, OLD.limit_wall_time_seconds, OLD.created_at, OLD.created_by) THEN
+        OLD.limit_tool_calls, OLD.limit_wall_time_seconds, OLD.created_at, OLD.created_by,
+        OLD.chain_at, OLD.chain_xact, OLD.chain_digest, OLD.chain_close_at, OLD.chain_close_xact,
+        OLD.chain_close_digest) THEN
         RAISE EXCEPTION USING
             ERRCODE = '42501',
             MESSAGE = 'runs: only status, spent and finish columns of a run may change',

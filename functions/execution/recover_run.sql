@@ -17,8 +17,10 @@ BEGIN
     IF NOT FOUND THEN
         PERFORM agent_state._need_run(agent, run);
     END IF;
+    -- Refusal on read (SPEC section 14): every record served is checked.
+    PERFORM agent_state._chain_checked('runs', r);
 
-    SELECT k.checkpoint, k.frontier INTO cp
+    SELECT k.checkpoint, k.frontier, agent_state._chain_checked('checkpoints', k) INTO cp
     FROM agent_state.checkpoints AS k
     WHERE k.runtime_agent_id = agent AND k.run_id = run
     ORDER BY k.checkpoint DESC
@@ -49,13 +51,13 @@ BEGIN
     FROM chain AS c
     JOIN agent_state.tool_calls AS t ON t.runtime_agent_id = agent AND t.run_id = c.run_id
     LEFT JOIN LATERAL (
-        SELECT x.status, x.output, x.created_at
+        SELECT x.status, x.output, x.created_at, agent_state._chain_checked('tool_results', x) AS checked
         FROM agent_state.tool_results AS x
         WHERE x.runtime_agent_id = agent AND x.tool_call_id = t.tool_call_id
         ORDER BY x.result_no DESC
         LIMIT 1
     ) AS l ON true
-    WHERE l.status IS NULL OR l.status = 'unconfirmed';
+    WHERE (l.status IS NULL OR l.status = 'unconfirmed') AND agent_state._chain_checked('tool_calls', t);
 
     RETURN pg_catalog.jsonb_build_object(
         'run', r.run_id,
@@ -79,17 +81,19 @@ BEGIN
             SELECT pg_catalog.jsonb_build_object('revision', p.revision, 'body', p.body)
             FROM agent_state.persona_revisions AS p
             WHERE p.runtime_agent_id = agent AND p.is_active
+              AND agent_state._chain_checked('persona_revisions', p)
         ),
         'tool_grants', (
             SELECT coalesce(pg_catalog.jsonb_agg(pg_catalog.jsonb_build_object(
                        'tool', g.tool_name, 'revision', g.revision,
                        'enabled', g.enabled, 'config', g.config) ORDER BY g.tool_name), '[]')
             FROM (
-                SELECT DISTINCT ON (x.tool_name) x.tool_name, x.revision, x.enabled, x.config
+                SELECT DISTINCT ON (x.tool_name) x.tool_name, x.revision, x.enabled, x.config, x
                 FROM agent_state.tool_grants AS x
                 WHERE x.runtime_agent_id = agent
                 ORDER BY x.tool_name, x.revision DESC
             ) AS g
+            WHERE agent_state._chain_checked('tool_grants', g.x)
         )
     );
 END

@@ -24,15 +24,17 @@ BEGIN
                NULL::uuid AS message, s.persona_revision, 1 AS part, 0 AS ordinal
         FROM agent_state.prompt_snapshots AS s
         WHERE s.runtime_agent_id = snapshot_sources.agent AND s.snapshot_id = snapshot_sources.snapshot
-          AND s.persona_revision IS NOT NULL
+          AND s.persona_revision IS NOT NULL AND agent_state._chain_checked('prompt_snapshots', s)
         UNION ALL
         SELECT 'memory', m.entry_id, m.revision, NULL, NULL, 2, m.ordinal
         FROM agent_state.snapshot_memory AS m
         WHERE m.runtime_agent_id = snapshot_sources.agent AND m.snapshot_id = snapshot_sources.snapshot
+          AND agent_state._chain_checked('snapshot_memory', m)
         UNION ALL
         SELECT 'message', NULL, NULL, g.message_id, NULL, 3, g.ordinal
         FROM agent_state.snapshot_messages AS g
         WHERE g.runtime_agent_id = snapshot_sources.agent AND g.snapshot_id = snapshot_sources.snapshot
+          AND agent_state._chain_checked('snapshot_messages', g)
     ) AS x
     ORDER BY x.part, x.ordinal;
 END

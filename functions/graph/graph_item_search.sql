@@ -56,20 +56,23 @@ BEGIN
     -- graph_items.created_at: that row is written after the entry, and it outlives
     -- a delete, keeping the deleted item's time.)
     RETURN QUERY
+    SELECT s.namespace, s.key, s.value, s.created_at, s.updated_at, s.score
+    FROM (
     SELECT i.namespace, i.key, e.value,
            (SELECT r.created_at FROM agent_state.memory_revisions AS r
             WHERE r.runtime_agent_id = i.runtime_agent_id AND r.entry_id = e.entry_id
               AND r.revision = 1),
            e.revised_at,
-           CASE WHEN q IS NULL THEN NULL ELSE pg_catalog.ts_rank(e.tsv, q)::double precision END
+           CASE WHEN q IS NULL THEN NULL ELSE pg_catalog.ts_rank(e.tsv, q)::double precision END,
+           e.entry_id, e.current_revision, e.body, e.subject_id, e.rec
     FROM agent_state.graph_items AS i
     CROSS JOIN LATERAL (
-        SELECT m.entry_id, m.revised_at, m.tsv, v.value
+        SELECT m.entry_id, m.revised_at, m.tsv, v.value, m.current_revision, m.body, m.subject_id, v.rec
         FROM agent_state.memory_entries AS m
         -- The value of the newest revision that has one: an entry amended
         -- through amend() (not the store) keeps its item and its last value.
         CROSS JOIN LATERAL (
-            SELECT w.value FROM agent_state.graph_item_values AS w
+            SELECT w.value, w AS rec FROM agent_state.graph_item_values AS w
             WHERE w.runtime_agent_id = m.runtime_agent_id AND w.entry_id = m.entry_id
               AND w.revision <= m.current_revision
             ORDER BY w.revision DESC
@@ -91,7 +94,12 @@ BEGIN
       -- it by primary key, whatever lies under the namespace).
       AND (item_key IS NULL OR (i.key = item_key AND i.namespace = namespace_prefix))
     ORDER BY 6 DESC NULLS LAST, e.revised_at DESC, i.namespace, i.key
-    LIMIT max_results OFFSET skip;
+    LIMIT max_results OFFSET skip
+    ) AS s (namespace, key, value, created_at, updated_at, score, entry_id, revision, body, subject, rec)
+    -- Refusal on read (SPEC section 14): the item's value and its memory revision.
+    WHERE agent_state._chain_checked('graph_item_values', s.rec)
+      AND agent_state._chain_served_memory(agent, s.entry_id, s.revision, s.body, s.subject)
+    ORDER BY s.score DESC NULLS LAST, s.updated_at DESC, s.namespace, s.key;
 END
 $$;
 

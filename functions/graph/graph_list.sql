@@ -47,7 +47,7 @@ BEGIN
     SELECT c.thread_id, c.checkpoint_ns, c.checkpoint_id, c.parent_checkpoint_id, c.payload_type,
            c.payload, c.metadata, c.run_id, w.task_ids, w.channels, w.types, w.vals
     FROM (
-        SELECT k.*
+        SELECT k.*, k AS rec
         FROM agent_state.graph_checkpoints AS k
         WHERE k.runtime_agent_id = graph_list.agent
           AND (graph_list.thread IS NULL OR k.thread_id = graph_list.thread)
@@ -62,11 +62,14 @@ BEGIN
         SELECT pg_catalog.array_agg(x.task_id ORDER BY x.task_path COLLATE "C", x.task_id COLLATE "C", x.idx),
                pg_catalog.array_agg(x.channel ORDER BY x.task_path COLLATE "C", x.task_id COLLATE "C", x.idx),
                pg_catalog.array_agg(x.value_type ORDER BY x.task_path COLLATE "C", x.task_id COLLATE "C", x.idx),
-               pg_catalog.array_agg(x.value ORDER BY x.task_path COLLATE "C", x.task_id COLLATE "C", x.idx)
+               pg_catalog.array_agg(x.value ORDER BY x.task_path COLLATE "C", x.task_id COLLATE "C", x.idx),
+               pg_catalog.bool_and(agent_state._chain_checked('graph_writes', x))
         FROM agent_state.graph_writes AS x
         WHERE x.runtime_agent_id = c.runtime_agent_id AND x.thread_id = c.thread_id
           AND x.checkpoint_ns = c.checkpoint_ns AND x.checkpoint_id = c.checkpoint_id
-    ) AS w (task_ids, channels, types, vals) ON true
+    ) AS w (task_ids, channels, types, vals, checked) ON true
+    -- Refusal on read (SPEC section 14): each checkpoint and write served is checked.
+    WHERE agent_state._chain_checked('graph_checkpoints', c.rec)
     ORDER BY c.checkpoint_id DESC, c.thread_id, c.checkpoint_ns;
 END
 $$;

@@ -72,6 +72,9 @@ BEGIN
         SELECT fork, p.revision, p.display_name, p.settings, p.created_at, p.created_by
         FROM agent_state.profile_revisions AS p
         WHERE p.runtime_agent_id = origin AND p.created_at <= moment
+        -- Copies are written in number order: their chain stamps (sql/chains.sql)
+        -- keep the order of each numbered stream.
+        ORDER BY p.revision
     ),
     persona AS (
         INSERT INTO agent_state.persona_revisions
@@ -81,6 +84,7 @@ BEGIN
         -- A revision is written a moment before its activation: at a moment
         -- between the two there was no persona yet, so none is copied.
         WHERE p.runtime_agent_id = origin AND p.created_at <= moment AND active_rev IS NOT NULL
+        ORDER BY p.revision
     ),
     activations AS (
         INSERT INTO agent_state.persona_activations
@@ -88,6 +92,7 @@ BEGIN
         SELECT fork, a.activation_id, a.revision, a.created_at, a.created_by
         FROM agent_state.persona_activations AS a
         WHERE a.runtime_agent_id = origin AND a.created_at <= moment
+        ORDER BY a.activation_id
     ),
     grants AS (
         INSERT INTO agent_state.tool_grants
@@ -97,6 +102,7 @@ BEGIN
                g.created_at, g.created_by
         FROM agent_state.tool_grants AS g
         WHERE g.runtime_agent_id = origin AND g.created_at <= moment
+        ORDER BY g.tool_name, g.revision
     ),
     actors AS (
         INSERT INTO agent_state.actors (runtime_agent_id, actor_id, kind, display_name, created_at, created_by)
@@ -133,6 +139,7 @@ BEGIN
         SELECT fork, i.import_id, i.document, i.document_sha256, i.created_at, i.created_by
         FROM agent_state.memory_imports AS i
         WHERE i.runtime_agent_id = origin AND i.created_at <= moment
+        ORDER BY i.import_id
     ),
     revisions AS (
         SELECT v.*
@@ -156,6 +163,7 @@ BEGIN
                v.source_actor_id, v.source_message_id, v.source_import_id, v.evidence_observers,
                v.evidence_conversations, v.reason, v.created_at, v.created_by
         FROM revisions AS v, (SELECT pg_catalog.count(*) FROM evidence) AS after_evidence
+        ORDER BY v.entry_id, v.revision
     ),
     redactions AS (
         INSERT INTO agent_state.memory_redactions

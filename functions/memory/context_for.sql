@@ -83,7 +83,8 @@ BEGIN
     SELECT r.entry, r.revision, r.body, r.subject, r.score, r.text_rank, r.subject_match, r.age
     FROM agent_state._rank_memory(agent, q, conversation, known, msg_audience,
                                   msg_author, max_results, NULL, true,
-                                  query_embedding, embedding_model) AS r;
+                                  query_embedding, embedding_model) AS r
+    WHERE agent_state._chain_served_memory(agent, r.entry, r.revision, r.body, r.subject);
 END
 $$;
 

@@ -41,7 +41,8 @@ BEGIN
           ON r.runtime_agent_id = agent AND r.entry_id = h.entry_id AND r.revision = h.revision
         JOIN agent_state.memory_entries AS e
           ON e.runtime_agent_id = agent AND e.entry_id = h.entry_id
-        WHERE h.entry_id = entry;
+        WHERE h.entry_id = entry
+          AND agent_state._chain_served_memory(agent, h.entry_id, h.revision, h.body, h.subject_id);
         RETURN;
     END IF;
     RETURN QUERY
@@ -58,7 +59,8 @@ BEGIN
         ORDER BY x.revision DESC
         LIMIT 1
     ) AS r ON true
-    WHERE e.runtime_agent_id = agent AND e.entry_id = entry;
+    WHERE e.runtime_agent_id = agent AND e.entry_id = entry
+      AND agent_state._chain_served_memory(agent, entry, r.revision, r.body, r.subject_id);
 END
 $$;
 

@@ -39,6 +39,7 @@ BEGIN
            r.created_at
     FROM agent_state.memory_revisions AS r
     WHERE r.runtime_agent_id = memory_history.agent AND r.entry_id = memory_history.entry
+      AND agent_state._chain_checked('memory_revisions', r)
     ORDER BY r.revision;
 END
 $$;

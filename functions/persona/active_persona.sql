@@ -12,7 +12,14 @@ BEGIN
     SELECT a.revision, r.body, a.activated_at
     FROM agent_state._persona_at(active_persona.agent, active_persona.as_of) AS a
     JOIN agent_state.persona_revisions AS r
-      ON r.runtime_agent_id = active_persona.agent AND r.revision = a.revision;
+      ON r.runtime_agent_id = active_persona.agent AND r.revision = a.revision
+    WHERE agent_state._chain_checked('persona_revisions', r)
+      AND agent_state._chain_checked('persona_activations', (
+          SELECT x FROM agent_state.persona_activations AS x
+          WHERE x.runtime_agent_id = active_persona.agent AND x.revision = a.revision
+            AND x.created_at = a.activated_at
+          ORDER BY x.activation_id DESC
+          LIMIT 1));
 END
 $$;
 

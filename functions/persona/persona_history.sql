@@ -14,6 +14,7 @@ BEGIN
     SELECT r.revision, r.body, r.created_at, r.created_by::text, r.is_active
     FROM agent_state.persona_revisions AS r
     WHERE r.runtime_agent_id = persona_history.agent
+      AND agent_state._chain_checked('persona_revisions', r)
     ORDER BY r.revision;
 END
 $$;

@@ -26,6 +26,11 @@ BEGIN
         ORDER BY i.item_no DESC
         LIMIT session_get_items.max_results
     ) AS v
+    -- Refusal on read (SPEC section 14).
+    WHERE agent_state._chain_checked('session_items', (
+        SELECT s FROM agent_state.session_items AS s
+        WHERE s.runtime_agent_id = session_get_items.agent AND s.conversation_id = session_get_items.conversation
+          AND s.item_no = v.item_no))
     ORDER BY v.item_no;
 END
 $$;

@@ -76,6 +76,7 @@ from .errors import (
 from .results import (
     ActivePersona,
     AgentSummary,
+    ChainHead,
     ConversationSummary,
     ForkOrigin,
     GraphCheckpoint,
@@ -129,6 +130,7 @@ __all__ = [
     "AgentSummary",
     "AsyncStore",
     "BudgetExhausted",
+    "ChainHead",
     "ConnectionFailed",
     "ConversationSummary",
     "CrossPerspectiveReference",

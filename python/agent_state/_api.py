@@ -18,6 +18,7 @@ from ._calls import JSON, Fn, Id, R
 from .results import (
     ActivePersona,
     AgentSummary,
+    ChainHead,
     ConversationSummary,
     ForkOrigin,
     GraphCheckpoint,
@@ -153,6 +154,21 @@ class StoreAPI:
             F.authorize_tool,
             agent=agent,
             tool=tool,
+        )
+
+    def chain_head(
+        self,
+        *,
+        agent: Id,
+    ) -> ChainHead:
+        """chain_head(agent) -> table(position, digest, recorded_at): the agent's current head of
+        its hash chains (position: the records it covers; recorded_at: the moment it covers), to
+        keep outside the database and give back to verify(agent, expected_head). Leaves out the
+        caller's own uncommitted writes.
+        """
+        return self._call(
+            F.chain_head,
+            agent=agent,
         )
 
     def checkpoint(
@@ -1589,12 +1605,23 @@ class StoreAPI:
             conversation=conversation,
         )
 
-    def verify(self) -> list[Violation]:
-        """verify() -> table(check_name, object, detail) (operator): every invariant the triggers
-        hold, checked over the stored rows (after a restore, a crash, or any time); no rows means
-        all hold.
+    def verify(
+        self,
+        *,
+        agent: Id | None = None,
+        expected_head: str | None = None,
+    ) -> list[Violation]:
+        """verify(agent default null, expected_head default null) -> table(check_name, object,
+        detail) (operator): every invariant the triggers hold and the hash chains (changed,
+        inserted, copied, deleted, reordered records), checked over the stored rows; given a head
+        chain_head returned earlier, whether the history up to it is intact (not truncated, rolled
+        back or rewritten). No rows means all hold. Writes nothing.
         """
-        return self._call(F.verify)
+        return self._call(
+            F.verify,
+            agent=agent,
+            expected_head=expected_head,
+        )
 
     def version(self) -> str:
         """version() -> text: the installed agent_state version."""
@@ -1710,6 +1737,21 @@ class AsyncStoreAPI:
             F.authorize_tool,
             agent=agent,
             tool=tool,
+        )
+
+    async def chain_head(
+        self,
+        *,
+        agent: Id,
+    ) -> ChainHead:
+        """chain_head(agent) -> table(position, digest, recorded_at): the agent's current head of
+        its hash chains (position: the records it covers; recorded_at: the moment it covers), to
+        keep outside the database and give back to verify(agent, expected_head). Leaves out the
+        caller's own uncommitted writes.
+        """
+        return await self._call(
+            F.chain_head,
+            agent=agent,
         )
 
     async def checkpoint(
@@ -3146,12 +3188,23 @@ class AsyncStoreAPI:
             conversation=conversation,
         )
 
-    async def verify(self) -> list[Violation]:
-        """verify() -> table(check_name, object, detail) (operator): every invariant the triggers
-        hold, checked over the stored rows (after a restore, a crash, or any time); no rows means
-        all hold.
+    async def verify(
+        self,
+        *,
+        agent: Id | None = None,
+        expected_head: str | None = None,
+    ) -> list[Violation]:
+        """verify(agent default null, expected_head default null) -> table(check_name, object,
+        detail) (operator): every invariant the triggers hold and the hash chains (changed,
+        inserted, copied, deleted, reordered records), checked over the stored rows; given a head
+        chain_head returned earlier, whether the history up to it is intact (not truncated, rolled
+        back or rewritten). No rows means all hold. Writes nothing.
         """
-        return await self._call(F.verify)
+        return await self._call(
+            F.verify,
+            agent=agent,
+            expected_head=expected_head,
+        )
 
     async def version(self) -> str:
         """version() -> text: the installed agent_state version."""

@@ -14,6 +14,7 @@ from ._calls import Fn, Many, MaybeOne, One, Param, Scalar, Void
 from .results import (
     ActivePersona,
     AgentSummary,
+    ChainHead,
     ConversationSummary,
     ForkOrigin,
     GraphCheckpoint,
@@ -95,6 +96,13 @@ authorize_tool = Fn(
     ),
     "TABLE(revision integer, config jsonb)",
     One(ToolAuthorization),
+)
+
+chain_head = Fn(
+    "chain_head",
+    (Param("agent", "uuid"),),
+    "TABLE(\"position\" bigint, digest text, recorded_at timestamp with time zone)",
+    One(ChainHead),
 )
 
 checkpoint = Fn(
@@ -904,7 +912,10 @@ unshare = Fn(
 
 verify = Fn(
     "verify",
-    (),
+    (
+        Param("agent", "uuid", default=True),
+        Param("expected_head", "text", default=True),
+    ),
     "TABLE(check_name text, object text, detail text)",
     Many(Violation),
 )
@@ -922,6 +933,7 @@ FUNCTIONS: dict[str, Fn[Any]] = {
     "amend": amend,
     "attach_embedding": attach_embedding,
     "authorize_tool": authorize_tool,
+    "chain_head": chain_head,
     "checkpoint": checkpoint,
     "context_for": context_for,
     "continue_run": continue_run,

@@ -255,6 +255,19 @@ class SnapshotSource:
 
 
 @dataclass(frozen=True, slots=True)
+class ChainHead:
+    """The row of ``chain_head``: an agent's head, to keep outside the database.
+
+    ``digest`` is what ``verify(agent, expected_head)`` takes back; ``position``
+    counts the records it covers; ``recorded_at`` is the moment it covers.
+    """
+
+    position: int
+    digest: str
+    recorded_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
 class Violation:
     """One row of ``verify``: an invariant that a stored row breaks."""
 

@@ -8,37 +8,42 @@ SELECT plan(50);
 -- Every row of an agent's state tables, without the agent column, as text: two
 -- agents whose state is equal row for row (ids and stamps included) give equal
 -- sets.
+-- A fork's records carry chain stamps of its own (its agent is in every digest),
+-- so state_rows leaves them out.
+CREATE FUNCTION pg_temp.chain_columns() RETURNS text [] LANGUAGE sql IMMUTABLE AS $$
+    SELECT ARRAY['chain_at', 'chain_xact', 'chain_digest', 'chain_close_at', 'chain_close_xact', 'chain_close_digest']
+$$;
 CREATE FUNCTION pg_temp.state_rows(agent uuid, upto timestamptz DEFAULT 'infinity')
 RETURNS SETOF text LANGUAGE sql STABLE AS $$
-    SELECT 'actor ' || (to_jsonb(x) - 'runtime_agent_id')::text FROM agent_state.actors AS x
+    SELECT 'actor ' || (to_jsonb(x) - 'runtime_agent_id' - pg_temp.chain_columns())::text FROM agent_state.actors AS x
     WHERE x.runtime_agent_id = agent AND x.created_at <= upto
     UNION ALL
-    SELECT 'identity ' || (to_jsonb(x) - 'runtime_agent_id')::text FROM agent_state.actor_identities AS x
+    SELECT 'identity ' || (to_jsonb(x) - 'runtime_agent_id' - pg_temp.chain_columns())::text FROM agent_state.actor_identities AS x
     WHERE x.runtime_agent_id = agent AND x.created_at <= upto
     UNION ALL
-    SELECT 'conversation ' || (to_jsonb(x) - 'runtime_agent_id')::text FROM agent_state.conversations AS x
+    SELECT 'conversation ' || (to_jsonb(x) - 'runtime_agent_id' - pg_temp.chain_columns())::text FROM agent_state.conversations AS x
     WHERE x.runtime_agent_id = agent AND x.created_at <= upto
     UNION ALL
-    SELECT 'message ' || (to_jsonb(x) - 'runtime_agent_id')::text FROM agent_state.messages AS x
+    SELECT 'message ' || (to_jsonb(x) - 'runtime_agent_id' - pg_temp.chain_columns())::text FROM agent_state.messages AS x
     WHERE x.runtime_agent_id = agent AND x.created_at <= upto
     UNION ALL
-    SELECT 'persona ' || (to_jsonb(x) - 'runtime_agent_id' - 'is_active')::text
+    SELECT 'persona ' || (to_jsonb(x) - 'runtime_agent_id' - 'is_active' - pg_temp.chain_columns())::text
     FROM agent_state.persona_revisions AS x
     WHERE x.runtime_agent_id = agent AND x.created_at <= upto
     UNION ALL
-    SELECT 'activation ' || (to_jsonb(x) - 'runtime_agent_id')::text FROM agent_state.persona_activations AS x
+    SELECT 'activation ' || (to_jsonb(x) - 'runtime_agent_id' - pg_temp.chain_columns())::text FROM agent_state.persona_activations AS x
     WHERE x.runtime_agent_id = agent AND x.created_at <= upto
     UNION ALL
-    SELECT 'profile ' || (to_jsonb(x) - 'runtime_agent_id')::text FROM agent_state.profile_revisions AS x
+    SELECT 'profile ' || (to_jsonb(x) - 'runtime_agent_id' - pg_temp.chain_columns())::text FROM agent_state.profile_revisions AS x
     WHERE x.runtime_agent_id = agent AND x.created_at <= upto
     UNION ALL
-    SELECT 'grant ' || (to_jsonb(x) - 'runtime_agent_id')::text FROM agent_state.tool_grants AS x
+    SELECT 'grant ' || (to_jsonb(x) - 'runtime_agent_id' - pg_temp.chain_columns())::text FROM agent_state.tool_grants AS x
     WHERE x.runtime_agent_id = agent AND x.created_at <= upto
     UNION ALL
-    SELECT 'revision ' || (to_jsonb(x) - 'runtime_agent_id')::text FROM agent_state.memory_revisions AS x
+    SELECT 'revision ' || (to_jsonb(x) - 'runtime_agent_id' - pg_temp.chain_columns())::text FROM agent_state.memory_revisions AS x
     WHERE x.runtime_agent_id = agent AND x.created_at <= upto
     UNION ALL
-    SELECT 'evidence ' || (to_jsonb(x) - 'runtime_agent_id')::text FROM agent_state.memory_evidence AS x
+    SELECT 'evidence ' || (to_jsonb(x) - 'runtime_agent_id' - pg_temp.chain_columns())::text FROM agent_state.memory_evidence AS x
     JOIN agent_state.memory_revisions AS r USING (runtime_agent_id, entry_id, revision)
     WHERE x.runtime_agent_id = agent AND r.created_at <= upto
 $$;

@@ -1,0 +1,59 @@
+-- Trigger (BEFORE INSERT OR UPDATE, named zz_chain so it fires after every
+-- other BEFORE trigger has settled the row): stamps each record of the chains
+-- (_chain_tables) with its place (chain_at the clock, chain_xact the
+-- writing transaction) and its digest (_chain_digest).
+--
+-- An update keeps the stamp, so a record's digest never follows a change made
+-- after its transaction, except:
+-- * within the transaction that wrote the record (a redaction's hashes, a run
+--   finished where it started): no head can include it yet (chain_head leaves
+--   out the caller's own transaction), so the digest is computed again;
+-- * a rewritable record (_chain_tables), stamped anew;
+-- A closing update (a share removed, a run finished) gets its own stamp from
+-- _chain_close_stamp.
+-- A restore keeps the stamps it is given (verify judges them), and so does a
+-- copy by the extension's own code (import_agent) when the stamp is genuine
+-- here; a fork's copy belongs to another agent, so its stamp is made anew.
+CREATE FUNCTION agent_state._chain_stamp()
+RETURNS trigger
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+SET "TimeZone" = 'UTC'
+AS $$
+DECLARE
+    spec record;
+    rewrite boolean := false;
+BEGIN
+    IF TG_OP = 'INSERT' THEN
+        IF NEW.chain_digest IS NOT NULL AND (agent_state._restoring() OR (
+            agent_state._copying()
+            AND NEW.chain_digest = agent_state._chain_digest(TG_TABLE_NAME, pg_catalog.to_jsonb(NEW))))
+        THEN
+            RETURN NEW;
+        END IF;
+        rewrite := true;
+    ELSIF OLD.chain_xact IS NOT DISTINCT FROM pg_catalog.pg_current_xact_id() THEN
+        NEW.chain_at := OLD.chain_at;
+        NEW.chain_xact := OLD.chain_xact;
+        NEW.chain_digest := agent_state._chain_digest(TG_TABLE_NAME, pg_catalog.to_jsonb(NEW));
+    ELSE
+        SELECT t.rewritable INTO spec FROM agent_state._chain_tables() AS t WHERE t.tbl = TG_TABLE_NAME;
+        IF spec.rewritable IS NOT NULL THEN
+            EXECUTE pg_catalog.format('SELECT %s FROM (SELECT ($1).*) AS x', spec.rewritable)
+            INTO rewrite USING NEW;
+        END IF;
+        IF NOT rewrite THEN
+            NEW.chain_at := OLD.chain_at;
+            NEW.chain_xact := OLD.chain_xact;
+            NEW.chain_digest := OLD.chain_digest;
+        END IF;
+    END IF;
+    IF rewrite THEN
+        NEW.chain_at := pg_catalog.clock_timestamp();
+        NEW.chain_xact := pg_catalog.pg_current_xact_id();
+        NEW.chain_digest := agent_state._chain_digest(TG_TABLE_NAME, pg_catalog.to_jsonb(NEW));
+    END IF;
+    RETURN NEW;
+END
+$$;
