@@ -210,6 +210,16 @@ def ensure_roles(dsn: str) -> None:
             )
 
 
+def adopt_loaded(conn: Any) -> int:
+    """Stamp the records a bulk load wrote in restore mode (their hash chains, SPEC
+    section 14): the read verbs refuse a record without a genuine stamp. One
+    transaction, with the triggers off as agent_state._chain_adopt asks."""
+    with conn.transaction():
+        conn.execute("SET LOCAL session_replication_role = replica")
+        row = conn.execute("SELECT agent_state._chain_adopt()").fetchone()
+    return int(row[0]) if row else 0
+
+
 def has_functions(dsn: str, *names: str) -> dict[str, bool]:
     """Which of these agent_state functions exist in the database."""
     with psycopg.connect(dsn) as conn:

@@ -57,7 +57,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import psycopg
-from common import Server, install_bundle, log, timed
+from common import Server, adopt_loaded, install_bundle, log, timed
 from psycopg import sql
 
 ACTORS = 50
@@ -292,6 +292,8 @@ def load_origin(conn: psycopg.Connection[Any], agent: uuid.UUID, n: int, embeddi
     with timed("rebuild the GIN index"):
         for _, ddl in gins:
             conn.execute(ddl)
+    with timed("stamp the loaded records (hash chains)"):
+        adopt_loaded(conn)
     # Through the product functions again: sharing grants (some revoked) and
     # redactions.
     shared = conn.execute(

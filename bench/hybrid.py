@@ -62,6 +62,7 @@ import psycopg
 from common import (
     RUNTIME_ROLE,
     Server,
+    adopt_loaded,
     has_functions,
     log,
     ms,
@@ -255,6 +256,8 @@ def load(conn: psycopg.Connection[Any], sizes: list[int], centres: np.ndarray) -
             "JOIN bench.ctx AS c ON c.n = e.n",
             [MODEL, DIM],
         )
+    with timed("stamp the loaded records (hash chains)"):
+        adopt_loaded(conn)
     with timed("agent_state.verify()"):
         problems = conn.execute("SELECT count(*) FROM agent_state.verify()").fetchone()
         if problems and problems[0]:

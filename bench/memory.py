@@ -47,6 +47,7 @@ import psycopg
 from common import (
     RUNTIME_ROLE,
     Server,
+    adopt_loaded,
     has_functions,
     log,
     measured_run,
@@ -282,6 +283,8 @@ def load(
         with timed("rebuild product GIN indexes"):
             for _, ddl in gins:
                 conn.execute(ddl)
+        with timed("stamp the loaded records (hash chains)"):
+            adopt_loaded(conn)
         with timed("agent_state.verify()"):
             problems = conn.execute("SELECT count(*) FROM agent_state.verify()").fetchone()
             if problems and problems[0]:

@@ -34,7 +34,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import Server, log
+from common import Server, adopt_loaded, log
 
 BARE = """
 SELECT m.created_at, m.entry_id, m.operation, m.revision, m.created_by
@@ -106,7 +106,8 @@ def main() -> int:
                         "n": n,
                     },
                 )
-            log(f"loaded in {time.perf_counter() - began:.1f} s")
+            adopt_loaded(conn)
+            log(f"loaded and stamped in {time.perf_counter() - began:.1f} s")
             conn.execute("ANALYZE agent_state.memory_revisions")
             rng = random.Random(7)
             windows = []

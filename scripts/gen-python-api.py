@@ -122,6 +122,7 @@ SELECT p.proname,
        pg_catalog.pg_get_function_result(p.oid) AS result,
        pg_catalog.format_type(p.prorettype, NULL) AS rettype,
        p.proretset,
+       p.provolatile = 'v' AS volatile,
        coalesce(pg_catalog.obj_description(p.oid, 'pg_proc'), '') AS comment
   FROM pg_catalog.pg_proc AS p
  WHERE p.pronamespace = 'agent_state'::regnamespace
@@ -147,6 +148,7 @@ class Proc:
     result: str
     rettype: str
     returns_set: bool
+    volatile: bool
     columns: list[str]
     comment: str
 
@@ -158,7 +160,19 @@ class CatalogError(Exception):
 def load(conn: psycopg.Connection[Any]) -> list[Proc]:
     procs: list[Proc] = []
     for row in conn.execute(QUERY).fetchall():
-        name, argnames, argmodes, argtypes, nargs, ndefaults, result, rettype, retset, comment = row
+        (
+            name,
+            argnames,
+            argmodes,
+            argtypes,
+            nargs,
+            ndefaults,
+            result,
+            rettype,
+            retset,
+            volatile,
+            comment,
+        ) = row
         if name in OMITTED:
             continue
         if argmodes:
@@ -175,7 +189,7 @@ def load(conn: psycopg.Connection[Any]) -> list[Proc]:
             Arg(n, t, i >= nargs - ndefaults)
             for i, (n, t) in enumerate(zip(ins, argtypes, strict=True))
         ]
-        procs.append(Proc(name, args, result, rettype, retset, outs, comment))
+        procs.append(Proc(name, args, result, rettype, retset, volatile, outs, comment))
     names = [p.name for p in procs]
     overloaded = sorted({n for n in names if names.count(n) > 1})
     if overloaded:
@@ -257,6 +271,7 @@ def render_functions(procs: list[Proc]) -> str:
             f"    {params},\n"
             f"{result_lines(p.result)}"
             f"    {expr},\n"
+            f"{writes_line(p)}"
             ")\n"
         )
     text = "\n".join(body)
@@ -282,6 +297,14 @@ def render_functions(procs: list[Proc]) -> str:
     return "".join(head) + "\n" + text + tail
 
 
+def writes_line(proc: Proc) -> str:
+    """``writes=True`` for a call that may change an agent's history (a volatile
+    function with an ``agent`` parameter): the store's witness records a head after it."""
+    if proc.volatile and any(a.name == "agent" for a in proc.args):
+        return "    writes=True,\n"
+    return ""
+
+
 def result_lines(result: str) -> str:
     """The result type as one string literal, split at commas to fit the line length."""
     parts = textwrap.wrap(result, width=90, break_long_words=False, break_on_hyphens=False)
@@ -295,6 +318,9 @@ def param(arg: Arg) -> str:
 
 
 def py_str(value: str) -> str:
+    """A string literal as the formatter writes it: single quotes when that saves escapes."""
+    if '"' in value and "'" not in value:
+        return "'" + value.replace("\\", "\\\\") + "'"
     return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 

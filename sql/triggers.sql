@@ -437,7 +437,9 @@ FOR EACH ROW EXECUTE FUNCTION agent_state._refuse_change();
 -- The hash chains' stamp (_chain_stamp) on every table _chain_tables lists, and
 -- the closing stamp (_chain_close_stamp) where records close. Named zz_chain and
 -- zz_chain_close: triggers fire in name order, and the stamps must see the row
--- as every other BEFORE trigger left it, the closing one after the record's.
+-- as every other BEFORE trigger left it, the closing one after the record's. A
+-- restore keeps the stamps it loads (verify judges them): _restoring is read
+-- here, in the WHEN clause, as the restoring session sees its settings.
 DO $chain_triggers$
 DECLARE
     t record;
@@ -445,11 +447,12 @@ BEGIN
     FOR t IN SELECT c.tbl, c.closing FROM agent_state._chain_tables() AS c ORDER BY c.tbl LOOP
         EXECUTE pg_catalog.format(
             'CREATE TRIGGER zz_chain BEFORE INSERT OR UPDATE ON agent_state.%I '
-            'FOR EACH ROW EXECUTE FUNCTION agent_state._chain_stamp()', t.tbl);
+            'FOR EACH ROW WHEN (NOT agent_state._restoring()) EXECUTE FUNCTION agent_state._chain_stamp()', t.tbl);
         IF t.closing IS NOT NULL THEN
             EXECUTE pg_catalog.format(
                 'CREATE TRIGGER zz_chain_close BEFORE INSERT OR UPDATE ON agent_state.%I '
-                'FOR EACH ROW EXECUTE FUNCTION agent_state._chain_close_stamp()', t.tbl);
+                'FOR EACH ROW WHEN (NOT agent_state._restoring()) '
+                'EXECUTE FUNCTION agent_state._chain_close_stamp()', t.tbl);
         END IF;
     END LOOP;
 END

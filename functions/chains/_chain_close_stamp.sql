@@ -14,10 +14,7 @@ AS $$
 DECLARE
     closing text [];
 BEGIN
-    IF TG_OP = 'INSERT' AND NEW.chain_close_digest IS NOT NULL AND (agent_state._restoring() OR (
-        agent_state._copying()
-        AND NEW.chain_close_digest = agent_state._chain_close_digest(TG_TABLE_NAME, pg_catalog.to_jsonb(NEW))))
-    THEN
+    IF TG_OP = 'INSERT' AND NEW.chain_close_digest IS NOT NULL AND agent_state._chain_keeps_stamps() THEN
         RETURN NEW;
     END IF;
     SELECT t.closing INTO closing FROM agent_state._chain_tables() AS t WHERE t.tbl = TG_TABLE_NAME;

@@ -11,9 +11,9 @@
 -- * a rewritable record (_chain_tables), stamped anew;
 -- A closing update (a share removed, a run finished) gets its own stamp from
 -- _chain_close_stamp.
--- A restore keeps the stamps it is given (verify judges them), and so does a
--- copy by the extension's own code (import_agent) when the stamp is genuine
--- here; a fork's copy belongs to another agent, so its stamp is made anew.
+-- A copy by import_agent keeps the stamp it is given (_chain_keeps_stamps); a
+-- fork's copy belongs to another agent, so its stamp is made anew. A restore never reaches this function (the trigger's WHEN
+-- clause, sql/triggers.sql): it keeps what it loads, and verify judges it.
 CREATE FUNCTION agent_state._chain_stamp()
 RETURNS trigger
 LANGUAGE plpgsql
@@ -26,10 +26,7 @@ DECLARE
     rewrite boolean := false;
 BEGIN
     IF TG_OP = 'INSERT' THEN
-        IF NEW.chain_digest IS NOT NULL AND (agent_state._restoring() OR (
-            agent_state._copying()
-            AND NEW.chain_digest = agent_state._chain_digest(TG_TABLE_NAME, pg_catalog.to_jsonb(NEW))))
-        THEN
+        IF NEW.chain_digest IS NOT NULL AND agent_state._chain_keeps_stamps() THEN
             RETURN NEW;
         END IF;
         rewrite := true;

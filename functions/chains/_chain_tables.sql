@@ -13,8 +13,9 @@
 -- stream, numbered: a stream of records numbered 1, 2, ... by `numbered` within
 --   the `stream` columns (and the agent): verify reports a gap (chain_deleted)
 --   and numbers out of write order (chain_reordered). Only streams every copy
---   (fork_agent) keeps whole from 1 (shares are not: a fork leaves out those
---   removed before its moment).
+--   (fork_agent) keeps whole from 1 and every release numbered so (shares are
+--   not: a fork leaves out those removed before its moment; activations,
+--   imports and purges took numbers from one identity in 0.1.0).
 -- rewritable: a predicate over the row for records a sanctioned update replaces
 --   (LangGraph's special writes, idx < 0, are upserts; a store item's values are
 --   derived from its memory entry, and redact removes them): such an update
@@ -31,9 +32,9 @@ AS $$
     SELECT t.tbl::name, t.excluded, t.erasable, t.closing, t.stream, t.numbered, t.rewritable
     FROM (VALUES
         ('persona_revisions', '{is_active}'::text [], NULL, NULL::text [], '{}'::text [], 'revision', NULL::text),
-        ('persona_activations', '{}', NULL, NULL, '{}', 'activation_id', NULL),
+        ('persona_activations', '{}', NULL, NULL, NULL, NULL, NULL),
         ('profile_revisions', '{}', NULL, NULL, '{}', 'revision', NULL),
-        ('memory_imports', '{}', NULL, NULL, '{}', 'import_id', NULL),
+        ('memory_imports', '{}', NULL, NULL, NULL, NULL, NULL),
         ('memory_revisions', '{}', 'body', NULL, '{entry_id}', 'revision', NULL),
         ('memory_evidence', '{}', NULL, NULL, NULL, NULL, NULL),
         ('memory_shares', '{revoked_at,revoked_by}', NULL, '{revoked_at,revoked_by}', NULL, NULL, NULL),
@@ -54,7 +55,7 @@ AS $$
         ('graph_runs', '{}', NULL, NULL, NULL, NULL, NULL),
         ('graph_checkpoints', '{}', NULL, NULL, NULL, NULL, NULL),
         ('graph_writes', '{}', NULL, NULL, NULL, NULL, 'idx < 0'),
-        ('graph_purges', '{}', NULL, NULL, '{}', 'purge_id', NULL),
+        ('graph_purges', '{}', NULL, NULL, NULL, NULL, NULL),
         ('graph_item_values', '{}', NULL, NULL, NULL, NULL, 'true')
     ) AS t (tbl, excluded, erasable, closing, stream, numbered, rewritable)
 $$;

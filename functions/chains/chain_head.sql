@@ -7,26 +7,24 @@
 -- history, whatever commits afterwards and in whatever order.
 CREATE FUNCTION agent_state.chain_head(agent uuid)
 RETURNS TABLE ("position" bigint, digest text, recorded_at timestamptz)
-LANGUAGE plpgsql
+LANGUAGE sql
 STABLE
 SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
 AS $$
-#variable_conflict use_column
-BEGIN
-    PERFORM agent_state._bind(chain_head.agent);
-    RETURN QUERY
     SELECT h.records,
-           pg_catalog.format('ash1/%s/%s/%s/%s/%s', s.micros, h.records, s.snap,
+           pg_catalog.format('ash1/%s/%s/%s/%s/%s', agent_state._chain_micros(s.at), h.records, s.snap,
                              coalesce(s.own::text, '0'), pg_catalog.encode(h.digest, 'hex')),
            s.at
     FROM (
-        SELECT pg_catalog.pg_current_snapshot() AS snap, pg_catalog.pg_current_xact_id_if_assigned() AS own,
-               c.at, agent_state._chain_micros(c.at) AS micros
-        FROM (SELECT pg_catalog.date_trunc('microseconds', pg_catalog.clock_timestamp()) AS at) AS c
+        -- _bind first (42501, 22004): the head is computed only for a caller
+        -- who may act for the agent.
+        SELECT agent_state._bind(agent) AS caller, pg_catalog.pg_current_snapshot() AS snap,
+               pg_catalog.pg_current_xact_id_if_assigned() AS own,
+               pg_catalog.date_trunc('microseconds', pg_catalog.clock_timestamp()) AS at
     ) AS s
-    CROSS JOIN LATERAL agent_state._chain_head_of(chain_head.agent, s.at, s.snap, s.own) AS h;
-END
+    CROSS JOIN LATERAL agent_state._chain_head_of(agent, s.at, s.snap, s.own) AS h
+    WHERE s.caller IS NOT NULL
 $$;
 
 COMMENT ON FUNCTION agent_state.chain_head(uuid) IS

@@ -121,6 +121,8 @@ BEGIN
     -- nothing written.
     BEGIN
         PERFORM pg_catalog.set_config('agent_state.copying', 'on', true);
+        -- The rows keep the chain stamps they carry (_chain_keeps_stamps).
+        PERFORM pg_catalog.set_config('agent_state.copy_stamps', 'keep', true);
         current := 'agents';
         INSERT INTO agent_state.agents (runtime_agent_id, handle, created_at, created_by)
         VALUES (agent, handle, (document -> 'agent' ->> 'created_at')::timestamptz,
@@ -146,6 +148,7 @@ BEGIN
             USING agent, document -> 'tables' -> t.name;
         END LOOP;
         PERFORM pg_catalog.set_config('agent_state.copying', coalesce(flag, ''), true);
+        PERFORM pg_catalog.set_config('agent_state.copy_stamps', '', true);
     EXCEPTION WHEN data_exception OR integrity_constraint_violation THEN
         GET STACKED DIAGNOSTICS missing = MESSAGE_TEXT, refused = RETURNED_SQLSTATE;
         IF current = 'agents' AND refused = '23505' THEN

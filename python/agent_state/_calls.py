@@ -210,6 +210,8 @@ class Fn(Generic[R]):
     result: str
     """The result type as ``pg_get_function_result`` prints it."""
     shape: Shape[R]
+    writes: bool = False
+    """May change an agent's history (volatile, with an ``agent`` parameter)."""
     _queries: dict[tuple[str, ...], sql.SQL] = field(
         default_factory=dict, init=False, repr=False, compare=False
     )

@@ -48,6 +48,7 @@ activate_persona = Fn(
     ),
     "void",
     Void(),
+    writes=True,
 )
 
 active_persona = Fn(
@@ -73,6 +74,7 @@ amend = Fn(
     ),
     "integer",
     Scalar[int](),
+    writes=True,
 )
 
 attach_embedding = Fn(
@@ -86,6 +88,7 @@ attach_embedding = Fn(
     ),
     "void",
     Void(),
+    writes=True,
 )
 
 authorize_tool = Fn(
@@ -101,7 +104,7 @@ authorize_tool = Fn(
 chain_head = Fn(
     "chain_head",
     (Param("agent", "uuid"),),
-    "TABLE(\"position\" bigint, digest text, recorded_at timestamp with time zone)",
+    'TABLE("position" bigint, digest text, recorded_at timestamp with time zone)',
     One(ChainHead),
 )
 
@@ -114,6 +117,7 @@ checkpoint = Fn(
     ),
     "integer",
     Scalar[int](),
+    writes=True,
 )
 
 context_for = Fn(
@@ -142,6 +146,7 @@ continue_run = Fn(
     ),
     "uuid",
     Scalar[UUID](),
+    writes=True,
 )
 
 create_agent = Fn(
@@ -189,6 +194,7 @@ finish_run = Fn(
     ),
     "void",
     Void(),
+    writes=True,
 )
 
 forget = Fn(
@@ -201,6 +207,7 @@ forget = Fn(
     ),
     "integer",
     Scalar[int](),
+    writes=True,
 )
 
 fork_agent = Fn(
@@ -213,6 +220,7 @@ fork_agent = Fn(
     ),
     "uuid",
     Scalar[UUID](),
+    writes=True,
 )
 
 fork_origin = Fn(
@@ -231,6 +239,7 @@ grant_hosting = Fn(
     ),
     "void",
     Void(),
+    writes=True,
 )
 
 grant_tool = Fn(
@@ -243,6 +252,7 @@ grant_tool = Fn(
     ),
     "integer",
     Scalar[int](),
+    writes=True,
 )
 
 graph_copy_thread = Fn(
@@ -254,6 +264,7 @@ graph_copy_thread = Fn(
     ),
     "integer",
     Scalar[int](),
+    writes=True,
 )
 
 graph_delete_for_runs = Fn(
@@ -265,6 +276,7 @@ graph_delete_for_runs = Fn(
     ),
     "integer",
     Scalar[int](),
+    writes=True,
 )
 
 graph_delete_thread = Fn(
@@ -276,6 +288,7 @@ graph_delete_thread = Fn(
     ),
     "integer",
     Scalar[int](),
+    writes=True,
 )
 
 graph_item_delete = Fn(
@@ -287,6 +300,7 @@ graph_item_delete = Fn(
     ),
     "boolean",
     Scalar[bool](),
+    writes=True,
 )
 
 graph_item_put = Fn(
@@ -301,6 +315,7 @@ graph_item_put = Fn(
     ),
     "TABLE(entry uuid, revision integer)",
     One(MemoryRef),
+    writes=True,
 )
 
 graph_item_search = Fn(
@@ -361,6 +376,7 @@ graph_prune = Fn(
     ),
     "integer",
     Scalar[int](),
+    writes=True,
 )
 
 graph_put = Fn(
@@ -377,6 +393,7 @@ graph_put = Fn(
     ),
     "void",
     Void(),
+    writes=True,
 )
 
 graph_put_writes = Fn(
@@ -395,6 +412,7 @@ graph_put_writes = Fn(
     ),
     "void",
     Void(),
+    writes=True,
 )
 
 import_agent = Fn(
@@ -412,6 +430,7 @@ import_markdown = Fn(
     ),
     "integer",
     Scalar[int](),
+    writes=True,
 )
 
 index_embeddings = Fn(
@@ -423,6 +442,7 @@ index_embeddings = Fn(
     ),
     "text",
     Scalar[str](),
+    writes=True,
 )
 
 link_identity = Fn(
@@ -435,6 +455,7 @@ link_identity = Fn(
     ),
     "void",
     Void(),
+    writes=True,
 )
 
 list_agents = Fn(
@@ -514,6 +535,7 @@ note = Fn(
     ),
     "TABLE(entry uuid, revision integer)",
     One(MemoryRef),
+    writes=True,
 )
 
 open_conversation = Fn(
@@ -526,6 +548,7 @@ open_conversation = Fn(
     ),
     "uuid",
     Scalar[UUID](),
+    writes=True,
 )
 
 pending_embeddings = Fn(
@@ -586,6 +609,7 @@ record_message = Fn(
     ),
     "uuid",
     Scalar[UUID](),
+    writes=True,
 )
 
 record_model_call = Fn(
@@ -603,6 +627,7 @@ record_model_call = Fn(
     ),
     "uuid",
     Scalar[UUID](),
+    writes=True,
 )
 
 record_tool_call = Fn(
@@ -616,6 +641,7 @@ record_tool_call = Fn(
     ),
     "uuid",
     Scalar[UUID](),
+    writes=True,
 )
 
 record_tool_result = Fn(
@@ -628,6 +654,7 @@ record_tool_result = Fn(
     ),
     "void",
     Void(),
+    writes=True,
 )
 
 record_turn = Fn(
@@ -650,6 +677,7 @@ record_turn = Fn(
     ),
     "jsonb",
     Scalar[dict[str, Any]](),
+    writes=True,
 )
 
 recover_run = Fn(
@@ -660,6 +688,7 @@ recover_run = Fn(
     ),
     "jsonb",
     Scalar[dict[str, Any]](),
+    writes=True,
 )
 
 redact = Fn(
@@ -671,6 +700,7 @@ redact = Fn(
     ),
     "void",
     Void(),
+    writes=True,
 )
 
 register_tool = Fn(
@@ -695,6 +725,7 @@ remember = Fn(
     ),
     "TABLE(entry uuid, revision integer)",
     One(MemoryRef),
+    writes=True,
 )
 
 remember_many = Fn(
@@ -705,6 +736,7 @@ remember_many = Fn(
     ),
     "TABLE(entry uuid, revision integer)",
     Many(MemoryRef),
+    writes=True,
 )
 
 resolve_actor = Fn(
@@ -718,6 +750,7 @@ resolve_actor = Fn(
     ),
     "uuid",
     Scalar[UUID](),
+    writes=True,
 )
 
 restore_agent = Fn(
@@ -729,6 +762,7 @@ restore_agent = Fn(
     ),
     "TABLE(kind text, object text, operation text, revision integer)",
     Many(RestoreChange),
+    writes=True,
 )
 
 revise_persona = Fn(
@@ -740,6 +774,7 @@ revise_persona = Fn(
     ),
     "integer",
     Scalar[int](),
+    writes=True,
 )
 
 revise_profile = Fn(
@@ -751,6 +786,7 @@ revise_profile = Fn(
     ),
     "integer",
     Scalar[int](),
+    writes=True,
 )
 
 revoke_hosting = Fn(
@@ -761,6 +797,7 @@ revoke_hosting = Fn(
     ),
     "void",
     Void(),
+    writes=True,
 )
 
 session_add_items = Fn(
@@ -772,6 +809,7 @@ session_add_items = Fn(
     ),
     "integer",
     Scalar[int](),
+    writes=True,
 )
 
 session_clear = Fn(
@@ -782,6 +820,7 @@ session_clear = Fn(
     ),
     "integer",
     Scalar[int](),
+    writes=True,
 )
 
 session_get_items = Fn(
@@ -814,6 +853,7 @@ session_pop_item = Fn(
     ),
     "jsonb",
     Scalar[dict[str, Any]](),
+    writes=True,
 )
 
 share = Fn(
@@ -826,6 +866,7 @@ share = Fn(
     ),
     "void",
     Void(),
+    writes=True,
 )
 
 snapshot_prompt = Fn(
@@ -840,6 +881,7 @@ snapshot_prompt = Fn(
     ),
     "uuid",
     Scalar[UUID](),
+    writes=True,
 )
 
 snapshot_sources = Fn(
@@ -862,6 +904,7 @@ start_run = Fn(
     ),
     "uuid",
     Scalar[UUID](),
+    writes=True,
 )
 
 timeline = Fn(
@@ -908,6 +951,7 @@ unshare = Fn(
     ),
     "void",
     Void(),
+    writes=True,
 )
 
 verify = Fn(
@@ -918,6 +962,7 @@ verify = Fn(
     ),
     "TABLE(check_name text, object text, detail text)",
     Many(Violation),
+    writes=True,
 )
 
 version = Fn(

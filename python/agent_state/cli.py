@@ -1,5 +1,5 @@
 """``agent-state``: install, demo, agents, recall, history, export, import, timeline,
-fork, restore, embed, export-agent, import-agent, mcp.
+fork, restore, embed, export-agent, import-agent, verify, head, mcp, inspect.
 
 Every command works against the database of ``--dsn`` (default ``$AGENT_STATE_DSN``,
 else ``$DATABASE_URL``). Given none, ``demo`` starts a throwaway PostgreSQL from the
@@ -12,8 +12,8 @@ that reads as a uuid is the id, anything else is looked up with ``find_agent`` (
 agent the role may not act for is not found, exactly like an unknown one).
 
 Exit status: 0 done; 1 the command failed (an error of the database, printed with its
-SQLSTATE; no connection; a restore not confirmed; no embedder); 2 a usage error (bad
-or missing arguments, no database given).
+SQLSTATE; no connection; a restore not confirmed; no embedder; verify found a
+problem); 2 a usage error (bad or missing arguments, no database given).
 """
 
 from __future__ import annotations
@@ -42,6 +42,7 @@ from .results import (
     ToolGrantRevision,
 )
 from .store import NO_DATABASE, Embedder, Store, _connect, default_dsn
+from .witness import as_callable, newest_head
 
 __all__ = ["main"]
 
@@ -281,6 +282,34 @@ def _cmd_import_agent(store: Store, args: argparse.Namespace, out: TextIO) -> No
     sys.stderr.write(f"agent-state: importing {rows} rows\n")
     agent = store.import_agent(document=doc)
     out.write(f"{agent}\n")
+
+
+def _cmd_verify(store: Store, args: argparse.Namespace, out: TextIO) -> None:
+    agent = getattr(args, "agent_id", None)
+    expected = args.expected_head
+    if args.witness is not None:
+        if agent is None:
+            raise _Failed("--witness needs --agent: a head is checked against its agent")
+        try:
+            expected = newest_head(args.witness, agent)
+        except (OSError, ValueError) as e:
+            raise _Failed(f"--witness: {e}") from e
+        if expected is None:
+            raise _Failed(f"{args.witness}: no head of agent {agent}")
+    findings = store.verify(agent=agent, expected_head=expected)
+    for v in findings:
+        out.write(f"{v.check_name}\t{v.object}\t{v.detail}\n")
+    held = " up to the held head" if expected is not None else ""
+    if findings:
+        raise _Failed(f"{len(findings)} problem(s) found{held}")
+    sys.stderr.write(f"agent-state: verify found nothing wrong{held}\n")
+
+
+def _cmd_head(store: Store, args: argparse.Namespace, out: TextIO) -> None:
+    head = store.chain_head(agent=args.agent_id)
+    if args.witness is not None:
+        as_callable(args.witness)(args.agent_id, head)
+    out.write(f"{head.digest}\n")
 
 
 def _cmd_timeline(store: Store, args: argparse.Namespace, out: TextIO) -> None:
@@ -653,6 +682,40 @@ def _parser() -> argparse.ArgumentParser:
         "--batch", type=_positive, default=100, help="texts per batch and transaction (100)"
     )
     p.set_defaults(func=_cmd_embed)
+
+    p = sub.add_parser(
+        "verify",
+        parents=[common],
+        help="check every invariant and the hash chains (one agent or all); exit 1 on a problem",
+        description=(
+            "Runs agent_state.verify: every invariant over the stored rows and the hash "
+            "chains of the agent (or of every agent), one tab-separated line per problem "
+            "(check, object, detail). With --witness FILE (or --expected-head), also checks "
+            "that the agent's history up to the newest head kept there is intact: not "
+            "truncated, rolled back or rewritten. Exit status 1 when anything is found. "
+            "Operators only."
+        ),
+    )
+    p.add_argument("--agent", default=None, help=f"{AGENT_HELP} (default: every agent)")
+    p.add_argument(
+        "--witness", default=None, help="a witness file (JSON lines of heads; see `head`)"
+    )
+    p.add_argument("--expected-head", default=None, help="a head that chain_head returned")
+    p.set_defaults(func=_cmd_verify)
+
+    p = sub.add_parser(
+        "head",
+        parents=[common],
+        help="print an agent's current head (and append it to a witness file)",
+        description=(
+            "Prints the digest chain_head returns for the agent: keep it outside the "
+            "database and give it back to `verify --expected-head`. With --witness FILE the "
+            "head is also appended to that file as a JSON line."
+        ),
+    )
+    p.add_argument("--agent", required=True, help=AGENT_HELP)
+    p.add_argument("--witness", default=None, help="a witness file to append the head to")
+    p.set_defaults(func=_cmd_head)
 
     # `mcp`: registered by its own module, which loads the mcp SDK only when it runs.
     from .integrations.mcp_cli import add_mcp_command

@@ -8,11 +8,13 @@ from contextvars import ContextVar
 from datetime import datetime
 from types import TracebackType
 from typing import Any
+from uuid import UUID
 
 import psycopg
 from psycopg import Connection
 from psycopg_pool import ConnectionPool
 
+from . import _functions
 from ._api import StoreAPI
 from ._calls import JSON, Fn, Id, R
 
@@ -24,6 +26,7 @@ from ._common import check_vectors, default_dsn, resolve_dsn
 from ._common import connection_failed as connection_failed
 from .errors import _mapped
 from .results import RecallHit
+from .witness import Witness, as_callable
 
 __all__ = ["JSON", "Id", "Store", "connect", "default_dsn", "resolve_dsn"]
 
@@ -90,6 +93,11 @@ class Store(StoreAPI):
     ``agent`` first. An optional argument left as ``None`` is not sent, so the SQL default
     applies. Errors are raised as :class:`agent_state.Error` subclasses chosen by
     SQLSTATE.
+
+    ``witness`` (a callable ``witness(agent_id, head)`` or a file path) receives the
+    agent's head (:class:`~agent_state.ChainHead`) after each call that may write its
+    history, to keep outside the database (:mod:`agent_state.witness`); a witness that
+    raises makes the call raise after its write.
     """
 
     def __init__(
@@ -100,7 +108,9 @@ class Store(StoreAPI):
         owned: bool = False,
         embedder: Embedder | None = None,
         embedding_model: str | None = None,
+        witness: Witness | None = None,
     ) -> None:
+        self._witness = as_callable(witness) if witness is not None else None
         self._embedder = embedder
         self._embedding_model = embedding_model
         self._conn: Connection[Any] | None = None
@@ -190,7 +200,11 @@ class Store(StoreAPI):
             call.role = conn.info.user
             cur.execute(query, params)
             rows = cur.fetchall()
-        return fn.shape.extract(rows)
+        result = fn.shape.extract(rows)
+        if fn.writes and self._witness is not None and args.get("agent") is not None:
+            head = self._call(_functions.chain_head, agent=args["agent"])
+            self._witness(UUID(str(args["agent"])), head)
+        return result
 
     # -- Hand-written methods ------------------------------------------------------------
     # The other methods (one per SQL function) are generated into StoreAPI

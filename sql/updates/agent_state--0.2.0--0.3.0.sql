@@ -97,46 +97,23 @@ DROP FUNCTION agent_state.verify();
 -- include: functions/*/*.sql
 
 -- Tamper evidence: the chains' columns (sql/chains.sql), then every existing
--- record stamped by this transaction: chain_at is when it was written
--- (created_at; now for the few tables without one), a closing update's when it
--- closed (finished_at, revoked_at). The stamp's trigger comes with the
--- triggers' pass below; until then, no trigger may refuse these updates. A
--- redacted memory revision counts by the first sha256 its redaction removed
--- (_chain_fault accepts any of them).
+-- record stamped by this transaction (_chain_adopt, in the order it was
+-- written). The stamp's trigger comes with the triggers' pass below; until then,
+-- no trigger may refuse these updates.
 -- include: sql/chains.sql
-SET LOCAL "TimeZone" = 'UTC';
 DO $chain_backfill$
 DECLARE
     t record;
 BEGIN
-    FOR t IN SELECT c.tbl, c.erasable, c.closing FROM agent_state._chain_tables() AS c ORDER BY c.tbl LOOP
+    FOR t IN SELECT c.tbl FROM agent_state._chain_tables() AS c ORDER BY c.tbl LOOP
         EXECUTE pg_catalog.format('ALTER TABLE agent_state.%I DISABLE TRIGGER USER', t.tbl);
-        EXECUTE pg_catalog.format(
-            'UPDATE agent_state.%I AS u SET chain_at = %s, chain_xact = pg_catalog.pg_current_xact_id()',
-            t.tbl,
-            CASE WHEN EXISTS (SELECT FROM pg_catalog.pg_attribute AS a
-                              WHERE a.attrelid = pg_catalog.format('agent_state.%I', t.tbl)::regclass
-                                AND a.attname = 'created_at' AND NOT a.attisdropped)
-                 THEN 'u.created_at' ELSE 'pg_catalog.clock_timestamp()' END);
-        EXECUTE pg_catalog.format(
-            'UPDATE agent_state.%1$I AS u SET chain_digest = agent_state._chain_digest(%1$L, pg_catalog.to_jsonb(u), %2$s)',
-            t.tbl,
-            CASE WHEN t.erasable IS NULL THEN 'NULL'
-                 ELSE '(SELECT d.removed_sha256[1] FROM agent_state.memory_redactions AS d '
-                      'WHERE d.runtime_agent_id = u.runtime_agent_id AND d.entry_id = u.entry_id)' END);
-        IF t.closing IS NOT NULL THEN
-            EXECUTE pg_catalog.format(
-                'UPDATE agent_state.%1$I AS u SET chain_close_at = u.%2$I, '
-                'chain_close_xact = pg_catalog.pg_current_xact_id() WHERE u.%2$I IS NOT NULL',
-                t.tbl, t.closing[1]);
-            EXECUTE pg_catalog.format(
-                'UPDATE agent_state.%1$I AS u SET chain_close_digest = '
-                'agent_state._chain_close_digest(%1$L, pg_catalog.to_jsonb(u)) WHERE u.%2$I IS NOT NULL',
-                t.tbl, t.closing[1]);
-        END IF;
     END LOOP;
+    PERFORM agent_state._chain_adopt();
 END
 $chain_backfill$;
+-- The updates queued the deferred foreign keys' checks; run them now, before
+-- the passes below alter the tables.
+SET CONSTRAINTS ALL IMMEDIATE;
 
 -- The whole-schema passes: every trigger, row-level security and the generated
 -- triggers, config_dump registration, grants, the schema's event trigger.

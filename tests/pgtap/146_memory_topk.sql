@@ -102,6 +102,11 @@ INSERT INTO agent_state.memory_entries
      evidence_conversations, revised_at, created_by)
 SELECT pg_temp.id('c'), s.entry_id, 1, true, s.body, 'perspective', 'operator', '{}', s.t, 't146_op'
 FROM s JOIN rev ON rev.entry_id = s.entry_id;
+-- Stamped as a bulk load is (their hash chains, SPEC section 14: reads refuse a
+-- record without a genuine stamp).
+SET LOCAL session_replication_role = replica;
+SELECT agent_state._chain_adopt() \g /dev/null
+SET LOCAL session_replication_role = origin;
 SET LOCAL row_security = on;
 SELECT pg_catalog.set_config('search_path', '"$user", public', true);
 
