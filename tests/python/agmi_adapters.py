@@ -38,6 +38,13 @@ SEED = "agmi-seed-"
 OTHER = "agmi-other-"
 
 
+def _text(value: Any) -> str | None:
+    """A raw column as the attacks see it: text, bytes as hex."""
+    if value is None:
+        return None
+    return value.hex() if isinstance(value, bytes) else str(value)
+
+
 class _AgentStateAdapter(MemoryAdapter):
     """What both adapters share: the agents, the witness, raw access, verify."""
 
@@ -175,16 +182,16 @@ class AgentStateMemoryAdapter(_AgentStateAdapter):
         # In the order the entries were made (memory_entries.created_at, which no
         # edit below touches), so a record keeps its place whatever is copied onto it.
         rows = self._raw(
-            f"SELECT {', '.join('r.' + c for c in self.COLS)} FROM agent_state.memory_revisions AS r"
+            f"SELECT {', '.join('r.' + c for c in self.COLS)}"
+            " FROM agent_state.memory_revisions AS r"
             " JOIN agent_state.memory_entries AS e USING (runtime_agent_id, entry_id)"
             " WHERE r.runtime_agent_id = %s ORDER BY e.created_at, r.entry_id, r.revision",
             agent,
         )
         return [
-            Record(seq=i, fields={c: (None if v is None else str(v) if not isinstance(v, bytes) else v.hex())
-                                  for c, v in zip(self.COLS, row, strict=True)})
+            Record(seq=i, fields={c: _text(v) for c, v in zip(self.COLS, row, strict=True)})
             for i, row in enumerate(rows)
-        ]  # fmt: skip
+        ]
 
     def read_all_raw(self) -> list[Record]:
         return self._read(self.agent)
@@ -254,7 +261,8 @@ class AgentStateMemoryAdapter(_AgentStateAdapter):
         slot = self._slot(seq)
         assert slot is not None
         self._raw(
-            "DELETE FROM agent_state.memory_revisions WHERE runtime_agent_id = %s AND entry_id = %s",
+            "DELETE FROM agent_state.memory_revisions"
+            " WHERE runtime_agent_id = %s AND entry_id = %s",
             self.agent, slot[0],
         )  # fmt: skip
         self._raw(

@@ -23,9 +23,9 @@ agmi = pytest.importorskip(
 
 from agmi.attacks.at_rest import AT_REST_ATTACKS_WITH_SNAPSHOT  # noqa: E402
 from agmi.runner import format_scorecard, run_matrix  # noqa: E402
-from agmi_adapters import AgentStateMemoryAdapter, AgentStateSaverAdapter  # noqa: E402
 
 import lifecycle as lc  # noqa: E402
+from agmi_adapters import AgentStateMemoryAdapter, AgentStateSaverAdapter  # noqa: E402
 
 pytest.importorskip("langgraph.checkpoint.base", reason="langgraph is not installed")
 
