@@ -45,7 +45,7 @@ def _text(value: Any) -> str | None:
     return value.hex() if isinstance(value, bytes) else str(value)
 
 
-class _AgentStateAdapter(MemoryAdapter):
+class _AgentStateAdapter(MemoryAdapter):  # type: ignore[misc]
     """What both adapters share: the agents, the witness, raw access, verify."""
 
     supports_replay = True
@@ -57,8 +57,8 @@ class _AgentStateAdapter(MemoryAdapter):
 
     def __init__(self, dsn: str) -> None:
         self.dsn = dsn
-        self.agent: uuid.UUID | None = None
-        self.other: uuid.UUID | None = None
+        self.agent = uuid.UUID(int=0)  # set by setup()
+        self.other = uuid.UUID(int=0)
         self.witness: Path | None = None
         self.store: Store | None = None
 
@@ -81,7 +81,7 @@ class _AgentStateAdapter(MemoryAdapter):
         self.store = Store(self.dsn, witness=self.witness)
 
     def verify(self) -> bool:
-        assert self.store is not None and self.agent is not None and self.witness is not None
+        assert self.store is not None and self.witness is not None
         try:
             self.read_everything()
             head = newest_head(self.witness, self.agent) if self.witness.exists() else None
@@ -157,7 +157,7 @@ class AgentStateMemoryAdapter(_AgentStateAdapter):
     )  # fmt: skip
     POSITION_KEYS = ("entry_id", "revision", "chain_at", "chain_xact", "chain_digest")
 
-    def _seed(self, agent: uuid.UUID | None, token: str, n: int) -> None:
+    def _seed(self, agent: uuid.UUID, token: str, n: int) -> None:
         assert self.store is not None
         for i in range(n):
             self.store.note(agent=agent, body=f"{token}{i} the deploy key rotates on day {i}")
@@ -178,7 +178,7 @@ class AgentStateMemoryAdapter(_AgentStateAdapter):
         for entry in entries:
             self.store.memory_history(agent=self.agent, entry=entry)
 
-    def _read(self, agent: uuid.UUID | None) -> list[Record]:
+    def _read(self, agent: uuid.UUID) -> list[Record]:
         # In the order the entries were made (memory_entries.created_at, which no
         # edit below touches), so a record keeps its place whatever is copied onto it.
         rows = self._raw(
@@ -308,12 +308,12 @@ class AgentStateSaverAdapter(_AgentStateAdapter):
         "chain_at", "chain_xact", "chain_digest",
     )  # fmt: skip
 
-    def _saver(self, agent: uuid.UUID | None) -> Any:
+    def _saver(self, agent: uuid.UUID) -> Any:
         from agent_state.integrations.langgraph import AgentStateSaver
 
         return AgentStateSaver(self.store, agent=agent)
 
-    def _seed(self, agent: uuid.UUID | None, token: str, n: int, start: int = 0) -> None:
+    def _seed(self, agent: uuid.UUID, token: str, n: int, start: int = 0) -> None:
         from langgraph.checkpoint.base import create_checkpoint, empty_checkpoint
 
         saver = self._saver(agent)
@@ -323,7 +323,7 @@ class AgentStateSaverAdapter(_AgentStateAdapter):
         if tup:
             cfg = tup.config
         for i in range(start, start + n):
-            cp = create_checkpoint(cp, {"state": f"{token}{i}"}, i)
+            cp = create_checkpoint(cp, {"state": f"{token}{i}"}, i)  # type: ignore[dict-item]
             cp["channel_values"] = {"state": f"{token}{i}"}
             cfg = saver.put(
                 cfg, cp, {"source": "loop", "step": i, "writes": {}}, {"state": str(i + 1)}
@@ -342,7 +342,7 @@ class AgentStateSaverAdapter(_AgentStateAdapter):
         saver = self._saver(self.agent)
         list(saver.list({"configurable": {"thread_id": self.THREAD}}))
 
-    def _read(self, agent: uuid.UUID | None) -> list[Record]:
+    def _read(self, agent: uuid.UUID) -> list[Record]:
         rows = self._raw(
             f"SELECT {', '.join(self.COLS)} FROM agent_state.graph_checkpoints"
             " WHERE runtime_agent_id = %s ORDER BY checkpoint_id",
