@@ -13,7 +13,8 @@ cycle:
 - every acknowledged write is there, no failed write is there;
 - agent_state.verify() reports no violated invariant (entry equals its latest
   revision, revision evidence, budgets equal the sum of their charges, gapless
-  checkpoint and result numbers, snapshot sources and hashes, ...);
+  checkpoint and result numbers, snapshot sources and hashes, ...) and no broken
+  hash chain, and every head taken before a crash still verifies;
 - the amend chain is gapless: each acknowledged amend is the revision it expected;
 - pg_amcheck (heap and btree, all databases) reports nothing.
 
@@ -328,8 +329,17 @@ def main(argv: list[str] | None = None) -> int:
         for w in writers:
             w.start()
         started = time.monotonic()
+        heads: list[str] = []
         for cycle in range(1, args.cycles + 1):
             time.sleep(rng.uniform(args.min_interval, args.max_interval))
+            # A head of the agent the writers write to, taken while they run: it
+            # must verify after every later crash (SPEC section 14).
+            with psycopg.connect(dsn, autocommit=True) as conn:
+                row = conn.execute(
+                    "SELECT digest FROM agent_state.chain_head(%s)", [ids["agent"]]
+                ).fetchone()
+                assert row is not None
+                heads.append(str(row[0]))
             crash(cluster)
             done = sum(len(w.ledger.acknowledged) for w in writers)
             print(f"  cycle {cycle:2d}: killed and recovered; {done} writes acknowledged so far",
@@ -340,7 +350,7 @@ def main(argv: list[str] | None = None) -> int:
             w.join(timeout=60)
         elapsed = time.monotonic() - started
         errors = [f"{w.kind}: {w.error!r}" for w in writers if w.error is not None]
-        return report(cluster, dsn, ids, writers, args.cycles, elapsed, errors)
+        return report(cluster, dsn, ids, writers, args.cycles, elapsed, errors, heads)
     finally:
         cluster.stop()
 
@@ -353,6 +363,7 @@ def report(
     cycles: int,
     elapsed: float,
     errors: list[str],
+    heads: list[str],
 ) -> int:
     lost: list[str] = []
     appeared: list[str] = []
@@ -362,6 +373,10 @@ def report(
             lost += [t for t in w.ledger.acknowledged if present[t] != 1]
             appeared += [t for t in w.ledger.failed if present[t] != 0]
         violations = conn.execute("SELECT * FROM agent_state.verify()").fetchall()
+        for head in heads:
+            violations += conn.execute(
+                "SELECT * FROM agent_state.verify(%s, %s)", [ids["agent"], head]
+            ).fetchall()
         amend = next(w for w in writers if w.kind == "amend")
         for token, revision in amend.ledger.revisions:
             row = conn.execute(
