@@ -444,10 +444,11 @@ DO $chain_triggers$
 DECLARE
     t record;
 BEGIN
-    FOR t IN SELECT c.tbl, c.closing FROM agent_state._chain_tables() AS c ORDER BY c.tbl LOOP
+    FOR t IN SELECT c.tbl, c.excluded, c.erasable, c.closing FROM agent_state._chain_tables() AS c ORDER BY c.tbl LOOP
         EXECUTE pg_catalog.format(
             'CREATE TRIGGER zz_chain BEFORE INSERT OR UPDATE ON agent_state.%I '
-            'FOR EACH ROW WHEN (NOT agent_state._restoring()) EXECUTE FUNCTION agent_state._chain_stamp()', t.tbl);
+            'FOR EACH ROW WHEN (NOT agent_state._restoring()) EXECUTE FUNCTION agent_state._chain_stamp(%L, %L)',
+            t.tbl, coalesce(t.excluded, '{}'), coalesce(t.erasable, ''));
         IF t.closing IS NOT NULL THEN
             EXECUTE pg_catalog.format(
                 'CREATE TRIGGER zz_chain_close BEFORE INSERT OR UPDATE ON agent_state.%I '

@@ -23,7 +23,7 @@ DECLARE
     n bigint;
     total bigint := 0;
 BEGIN
-    FOR t IN SELECT c.tbl, c.erasable, c.closing FROM agent_state._chain_tables() AS c ORDER BY c.tbl LOOP
+    FOR t IN SELECT c.tbl, c.excluded, c.erasable, c.closing FROM agent_state._chain_tables() AS c ORDER BY c.tbl LOOP
         EXECUTE pg_catalog.format(
             'UPDATE agent_state.%I AS u SET chain_at = %s, chain_xact = pg_catalog.pg_current_xact_id() '
             'WHERE u.chain_digest IS NULL',
@@ -36,12 +36,13 @@ BEGIN
         total := total + n;
         EXECUTE pg_catalog.format(
             'UPDATE agent_state.%1$I AS u '
-            'SET chain_digest = agent_state._chain_digest(%1$L, pg_catalog.to_jsonb(u), %2$s) '
+            'SET chain_digest = agent_state._chain_digest(%1$L, pg_catalog.to_jsonb(u), %3$L, %4$L, %2$s) '
             'WHERE u.chain_digest IS NULL',
             t.tbl,
             CASE WHEN t.erasable IS NULL THEN 'NULL'
                  ELSE '(SELECT d.removed_sha256[1] FROM agent_state.memory_redactions AS d '
-                      'WHERE d.runtime_agent_id = u.runtime_agent_id AND d.entry_id = u.entry_id)' END);
+                      'WHERE d.runtime_agent_id = u.runtime_agent_id AND d.entry_id = u.entry_id)' END,
+            t.excluded, t.erasable);
         CONTINUE WHEN t.closing IS NULL;
         EXECUTE pg_catalog.format(
             'UPDATE agent_state.%1$I AS u SET chain_close_at = u.%2$I, '
@@ -50,9 +51,9 @@ BEGIN
             t.tbl, t.closing[1]);
         EXECUTE pg_catalog.format(
             'UPDATE agent_state.%1$I AS u SET chain_close_digest = '
-            'agent_state._chain_close_digest(%1$L, pg_catalog.to_jsonb(u)) '
+            'agent_state._chain_close_digest(%1$L, pg_catalog.to_jsonb(u), %3$L) '
             'WHERE u.%2$I IS NOT NULL AND u.chain_close_digest IS NULL',
-            t.tbl, t.closing[1]);
+            t.tbl, t.closing[1], t.closing);
     END LOOP;
     RETURN total;
 END

@@ -27,7 +27,7 @@ BEGIN
         NEW.chain_close_at := coalesce(
             CASE WHEN TG_OP = 'UPDATE' THEN OLD.chain_close_at END, pg_catalog.clock_timestamp());
         NEW.chain_close_xact := pg_catalog.pg_current_xact_id();
-        NEW.chain_close_digest := agent_state._chain_close_digest(TG_TABLE_NAME, pg_catalog.to_jsonb(NEW));
+        NEW.chain_close_digest := agent_state._chain_close_digest(TG_TABLE_NAME, pg_catalog.to_jsonb(NEW), closing);
     ELSE
         NEW.chain_close_at := NULL;
         NEW.chain_close_xact := NULL;

@@ -1,5 +1,7 @@
 -- Trigger (BEFORE INSERT OR UPDATE, named zz_chain so it fires after every
--- other BEFORE trigger has settled the row): stamps each record of the chains
+-- other BEFORE trigger has settled the row; its arguments are the table's
+-- excluded columns and erasable column from _chain_tables, written into the
+-- trigger by sql/triggers.sql): stamps each record of the chains
 -- (_chain_tables) with its place (chain_at the clock, chain_xact the
 -- writing transaction) and its digest (_chain_digest).
 --
@@ -24,6 +26,8 @@ AS $$
 DECLARE
     spec record;
     rewrite boolean := false;
+    excluded text [] := TG_ARGV[0]::text [];
+    erasable text := NULLIF(TG_ARGV[1], '');
 BEGIN
     IF TG_OP = 'INSERT' THEN
         IF NEW.chain_digest IS NOT NULL AND agent_state._chain_keeps_stamps() THEN
@@ -33,7 +37,7 @@ BEGIN
     ELSIF OLD.chain_xact IS NOT DISTINCT FROM pg_catalog.pg_current_xact_id() THEN
         NEW.chain_at := OLD.chain_at;
         NEW.chain_xact := OLD.chain_xact;
-        NEW.chain_digest := agent_state._chain_digest(TG_TABLE_NAME, pg_catalog.to_jsonb(NEW));
+        NEW.chain_digest := agent_state._chain_digest(TG_TABLE_NAME, pg_catalog.to_jsonb(NEW), excluded, erasable);
     ELSE
         SELECT t.rewritable INTO spec FROM agent_state._chain_tables() AS t WHERE t.tbl = TG_TABLE_NAME;
         IF spec.rewritable IS NOT NULL THEN
@@ -49,7 +53,7 @@ BEGIN
     IF rewrite THEN
         NEW.chain_at := pg_catalog.clock_timestamp();
         NEW.chain_xact := pg_catalog.pg_current_xact_id();
-        NEW.chain_digest := agent_state._chain_digest(TG_TABLE_NAME, pg_catalog.to_jsonb(NEW));
+        NEW.chain_digest := agent_state._chain_digest(TG_TABLE_NAME, pg_catalog.to_jsonb(NEW), excluded, erasable);
     END IF;
     RETURN NEW;
 END

@@ -1,6 +1,7 @@
 -- The records the hash chains cover (SPEC section 14), written once: every
 -- other chain function, the triggers (sql/triggers.sql) and the columns
--- (sql/chains.sql) read this list.
+-- (sql/chains.sql) read this list. Inlined into its callers (no SET clause:
+-- tests/lint/pgspot_check.py); not granted to any role.
 --
 -- excluded: columns a later, sanctioned update may change (derived state such as
 --   persona_revisions.is_active and a run's spending, a redacted snapshot's
@@ -27,7 +28,6 @@ RETURNS TABLE (tbl name, excluded text [], erasable text, closing text [], strea
 LANGUAGE sql
 IMMUTABLE
 PARALLEL SAFE
-SET search_path = pg_catalog, pg_temp
 AS $$
     SELECT t.tbl::name, t.excluded, t.erasable, t.closing, t.stream, t.numbered, t.rewritable
     FROM (VALUES

@@ -143,7 +143,8 @@ def test_a_rewritten_history_with_recomputed_digests_is_found_with_a_held_head(d
         conn.execute("SET LOCAL TimeZone = 'UTC'")
         conn.execute(
             "UPDATE agent_state.memory_revisions AS r SET chain_digest ="
-            " agent_state._chain_digest('memory_revisions', to_jsonb(r)) WHERE entry_id = %s",
+            " agent_state._chain_digest('memory_revisions', to_jsonb(r), '{}', 'body')"
+            " WHERE entry_id = %s",
             [entries[1]],
         )
     assert findings(db, agent) == [], "the recomputed digest passes every check in the database"
