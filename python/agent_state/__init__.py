@@ -46,6 +46,7 @@ chained to the psycopg exception:
 ``BudgetExhausted``            53400
 ``Duplicate``                  23505: duplicate identity link or handle
 ``CrossPerspectiveReference``  23503: a reference into another perspective or run
+``Tampered``                   XX001: a record does not match its digest (not served)
 ``NotInstalled``               42883/3F000: function missing (not installed, too old)
 ``ConnectionFailed``           no DSN given, a malformed DSN, or the server unreachable
 =============================  =======================================================
@@ -72,6 +73,7 @@ from .errors import (
     PermissionDenied,
     Retired,
     RevisionConflict,
+    Tampered,
 )
 from .results import (
     ActivePersona,
@@ -162,6 +164,7 @@ __all__ = [
     "SessionItemRevision",
     "SnapshotSource",
     "Store",
+    "Tampered",
     "TimelineEvent",
     "ToolAuthorization",
     "ToolGrant",

@@ -138,6 +138,12 @@ class CrossPerspectiveReference(Error):
     """``23503``: a reference to a row of another perspective (or another run)."""
 
 
+class Tampered(Error):
+    """``XX001``: a stored record does not match its digest (SPEC section 14): history
+    was altered outside the API, and the record is not served. An operator runs
+    ``verify()`` to see what changed."""
+
+
 class NotInstalled(Error):
     """``42883``/``3F000``: the function (or this signature of it) is not in the database.
 
@@ -158,6 +164,7 @@ _BY_SQLSTATE: dict[str, type[Error]] = {
     "23503": CrossPerspectiveReference,
     # A role name that does not exist, from the regrole input of a ``host`` argument.
     "42704": InvalidArgument,
+    "XX001": Tampered,
     "42883": NotInstalled,
     "3F000": NotInstalled,
 }

@@ -254,3 +254,18 @@ def test_the_witness_keeps_heads_and_the_cli_checks_against_the_newest(
     assert "problem(s) found up to the held head" in err
     assert cli_main(["verify", "--dsn", db, "--witness", str(witness)]) == 1
     assert "--witness needs --agent" in capsys.readouterr().err
+
+
+def test_a_tampered_record_raises_tampered_in_the_wrapper(db: str) -> None:
+    with agent_state.connect(db) as store:
+        agent = store.create_agent(handle=new_handle())
+        entry = store.note(agent=agent, body="the launch is in May").entry
+        tamper(
+            db,
+            "UPDATE agent_state.memory_revisions SET body = 'no launch' WHERE entry_id = %s",
+            entry,
+        )
+        with pytest.raises(agent_state.Tampered) as raised:
+            store.memory_history(agent=agent, entry=entry)
+        assert raised.value.sqlstate == "XX001"
+        assert str(entry) in str(raised.value)
