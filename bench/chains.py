@@ -5,7 +5,7 @@ against the same code without them, in the same run on the same server.
     python3 bench/chains.py --quick    # smoke run
 
 Two databases with the bundle installed: ``bench_chains_on`` as shipped, and
-``bench_chains_off`` where the stamp triggers (``zz_chain``, ``zz_chain_close``)
+``bench_chains_off`` where the stamp triggers (``zz_chain`` and the others named so)
 are disabled and the read checks (``_chain_checked``, ``_chain_served_memory``)
 are replaced by functions that return true: the same code without the chains.
 
@@ -44,7 +44,7 @@ DECLARE
     t record;
 BEGIN
     FOR t IN SELECT g.tgname, g.tgrelid::regclass AS tbl FROM pg_trigger AS g
-             WHERE g.tgname IN ('zz_chain', 'zz_chain_close') LOOP
+             WHERE g.tgname LIKE 'zz_chain%' LOOP
         EXECUTE format('ALTER TABLE %s DISABLE TRIGGER %I', t.tbl, t.tgname);
     END LOOP;
 END

@@ -434,27 +434,50 @@ FOR EACH ROW EXECUTE FUNCTION agent_state._refuse_change();
 
 -- ------------------------------------------------------------ chains
 
--- The hash chains' stamp (_chain_stamp) on every table _chain_tables lists, and
--- the closing stamp (_chain_close_stamp) where records close. Named zz_chain and
--- zz_chain_close: triggers fire in name order, and the stamps must see the row
--- as every other BEFORE trigger left it, the closing one after the record's. A
--- restore keeps the stamps it loads (verify judges them): _restoring is read
--- here, in the WHEN clause, as the restoring session sees its settings.
+-- The hash chains' stamps on every table _chain_tables lists: the record's
+-- (_chain_stamp, with the table's excluded columns, erasable column and
+-- rewritable predicate as arguments) and, where records close, the closing's
+-- (_chain_close_stamp, with the closing columns). Named zz_chain... so they fire
+-- after every other BEFORE trigger (in name order: zz_chain, zz_chain_again,
+-- zz_chain_close, zz_chain_close_again), the closing after the record's. An update
+-- reaches them only when it touches a stamp, closes the record, rewrites a
+-- rewritable one or is made by the transaction that wrote the record (the WHEN
+-- clauses): a run's charges pay nothing. A restore keeps the stamps it loads
+-- (verify judges them): _restoring is read here, in the WHEN clause, as the
+-- restoring session sees its settings.
 DO $chain_triggers$
 DECLARE
     t record;
+    args text;
+    stamps constant text :=
+        'new.chain_at IS DISTINCT FROM old.chain_at OR new.chain_xact IS DISTINCT FROM old.chain_xact '
+        'OR new.chain_digest IS DISTINCT FROM old.chain_digest '
+        'OR old.chain_xact OPERATOR(pg_catalog.=) pg_catalog.pg_current_xact_id()';
 BEGIN
-    FOR t IN SELECT c.tbl, c.excluded, c.erasable, c.closing FROM agent_state._chain_tables() AS c ORDER BY c.tbl LOOP
+    FOR t IN SELECT c.* FROM agent_state._chain_tables() AS c ORDER BY c.tbl LOOP
+        args := pg_catalog.format('%L, %L, %L', coalesce(t.excluded, '{}'), coalesce(t.erasable, ''),
+                                  coalesce(t.rewritable, ''));
         EXECUTE pg_catalog.format(
-            'CREATE TRIGGER zz_chain BEFORE INSERT OR UPDATE ON agent_state.%I '
-            'FOR EACH ROW WHEN (NOT agent_state._restoring()) EXECUTE FUNCTION agent_state._chain_stamp(%L, %L)',
-            t.tbl, coalesce(t.excluded, '{}'), coalesce(t.erasable, ''));
-        IF t.closing IS NOT NULL THEN
-            EXECUTE pg_catalog.format(
-                'CREATE TRIGGER zz_chain_close BEFORE INSERT OR UPDATE ON agent_state.%I '
-                'FOR EACH ROW WHEN (NOT agent_state._restoring()) '
-                'EXECUTE FUNCTION agent_state._chain_close_stamp()', t.tbl);
-        END IF;
+            'CREATE TRIGGER zz_chain BEFORE INSERT ON agent_state.%I FOR EACH ROW '
+            'WHEN (NOT agent_state._restoring()) EXECUTE FUNCTION agent_state._chain_stamp(%s)',
+            t.tbl, args);
+        EXECUTE pg_catalog.format(
+            'CREATE TRIGGER zz_chain_again BEFORE UPDATE ON agent_state.%I FOR EACH ROW '
+            'WHEN (%s) EXECUTE FUNCTION agent_state._chain_stamp(%s)',
+            t.tbl, CASE WHEN t.rewritable IS NULL THEN stamps ELSE 'true' END, args);
+        CONTINUE WHEN t.closing IS NULL;
+        EXECUTE pg_catalog.format(
+            'CREATE TRIGGER zz_chain_close BEFORE INSERT ON agent_state.%I FOR EACH ROW '
+            'WHEN (NOT agent_state._restoring() AND new.%I IS NOT NULL) '
+            'EXECUTE FUNCTION agent_state._chain_close_stamp(%L)',
+            t.tbl, t.closing[1], t.closing);
+        EXECUTE pg_catalog.format(
+            'CREATE TRIGGER zz_chain_close_again BEFORE UPDATE ON agent_state.%I FOR EACH ROW '
+            'WHEN (new.%2$I IS DISTINCT FROM old.%2$I OR new.chain_close_at IS DISTINCT FROM old.chain_close_at '
+            'OR new.chain_close_xact IS DISTINCT FROM old.chain_close_xact '
+            'OR new.chain_close_digest IS DISTINCT FROM old.chain_close_digest OR %3$s) '
+            'EXECUTE FUNCTION agent_state._chain_close_stamp(%4$L)',
+            t.tbl, t.closing[1], stamps, t.closing);
     END LOOP;
 END
 $chain_triggers$;

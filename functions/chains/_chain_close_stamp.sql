@@ -1,5 +1,6 @@
--- Trigger (BEFORE INSERT OR UPDATE, named zz_chain_close: after zz_chain) on the
--- tables whose records have a closing update (_chain_tables.closing: a share's
+-- Trigger (BEFORE INSERT zz_chain_close and BEFORE UPDATE zz_chain_close_again,
+-- after the record's own stamp; its argument is the closing columns from
+-- _chain_tables) on the tables whose records have a closing update (a share's
 -- removal, a run's outcome): stamps it once in chain_close_* (_chain_close_digest),
 -- when the first closing column is set. Later updates keep that stamp, except in
 -- the transaction that made it (see _chain_stamp); a copy (fork_agent) of a
@@ -12,12 +13,11 @@ SET search_path = pg_catalog, pg_temp
 SET "TimeZone" = 'UTC'
 AS $$
 DECLARE
-    closing text [];
+    closing text [] := TG_ARGV[0]::text [];
 BEGIN
     IF TG_OP = 'INSERT' AND NEW.chain_close_digest IS NOT NULL AND agent_state._chain_keeps_stamps() THEN
         RETURN NEW;
     END IF;
-    SELECT t.closing INTO closing FROM agent_state._chain_tables() AS t WHERE t.tbl = TG_TABLE_NAME;
     IF TG_OP = 'UPDATE' AND OLD.chain_close_digest IS NOT NULL
         AND OLD.chain_close_xact IS DISTINCT FROM pg_catalog.pg_current_xact_id() THEN
         NEW.chain_close_at := OLD.chain_close_at;

@@ -1,7 +1,7 @@
--- Trigger (BEFORE INSERT OR UPDATE, named zz_chain so it fires after every
+-- Trigger (BEFORE INSERT zz_chain and BEFORE UPDATE zz_chain_again, after every
 -- other BEFORE trigger has settled the row; its arguments are the table's
--- excluded columns and erasable column from _chain_tables, written into the
--- trigger by sql/triggers.sql): stamps each record of the chains
+-- excluded columns, erasable column and rewritable predicate from _chain_tables,
+-- written into the triggers by sql/triggers.sql): stamps each record of the chains
 -- (_chain_tables) with its place (chain_at the clock, chain_xact the
 -- writing transaction) and its digest (_chain_digest).
 --
@@ -24,10 +24,10 @@ SET search_path = pg_catalog, pg_temp
 SET "TimeZone" = 'UTC'
 AS $$
 DECLARE
-    spec record;
     rewrite boolean := false;
     excluded text [] := TG_ARGV[0]::text [];
     erasable text := NULLIF(TG_ARGV[1], '');
+    rewritable text := NULLIF(TG_ARGV[2], '');
 BEGIN
     IF TG_OP = 'INSERT' THEN
         IF NEW.chain_digest IS NOT NULL AND agent_state._chain_keeps_stamps() THEN
@@ -39,9 +39,8 @@ BEGIN
         NEW.chain_xact := OLD.chain_xact;
         NEW.chain_digest := agent_state._chain_digest(TG_TABLE_NAME, pg_catalog.to_jsonb(NEW), excluded, erasable);
     ELSE
-        SELECT t.rewritable INTO spec FROM agent_state._chain_tables() AS t WHERE t.tbl = TG_TABLE_NAME;
-        IF spec.rewritable IS NOT NULL THEN
-            EXECUTE pg_catalog.format('SELECT %s FROM (SELECT ($1).*) AS x', spec.rewritable)
+        IF rewritable IS NOT NULL THEN
+            EXECUTE pg_catalog.format('SELECT %s FROM (SELECT ($1).*) AS x', rewritable)
             INTO rewrite USING NEW;
         END IF;
         IF NOT rewrite THEN

@@ -43,19 +43,23 @@ SELECT is_empty($$
     SELECT t.tbl FROM agent_state._chain_tables() AS t
     WHERE NOT EXISTS (SELECT FROM pg_catalog.pg_trigger AS g
                       WHERE g.tgrelid = pg_catalog.format('agent_state.%I', t.tbl)::regclass
-                        AND g.tgname = 'zz_chain' AND g.tgfoid = 'agent_state._chain_stamp()'::regprocedure)
-$$, 'every record table of the chains is stamped by zz_chain');
+                        AND g.tgname IN ('zz_chain', 'zz_chain_again')
+                        AND g.tgfoid = 'agent_state._chain_stamp()'::regprocedure
+                      HAVING pg_catalog.count(*) = 2)
+$$, 'every record table of the chains is stamped on insert and update (zz_chain, zz_chain_again)');
 SELECT is_empty($$
     SELECT t.tbl, g.tgname FROM agent_state._chain_tables() AS t
     JOIN pg_catalog.pg_trigger AS g ON g.tgrelid = pg_catalog.format('agent_state.%I', t.tbl)::regclass
-    WHERE NOT g.tgisinternal AND g.tgtype & 2 = 2 AND g.tgname > 'zz_chain' AND g.tgname <> 'zz_chain_close'
-$$, 'zz_chain is the last BEFORE trigger of each table (it sees the settled row), but for zz_chain_close');
+    WHERE NOT g.tgisinternal AND g.tgtype & 2 = 2 AND g.tgname > 'zz_chain' AND g.tgname NOT LIKE 'zz\_chain\_%'
+$$, 'the stamps are the last BEFORE triggers of each table (they see the settled row)');
 SELECT is_empty($$
     SELECT t.tbl FROM agent_state._chain_tables() AS t
     WHERE (t.closing IS NOT NULL) <> EXISTS (
         SELECT FROM pg_catalog.pg_trigger AS g
-        WHERE g.tgrelid = pg_catalog.format('agent_state.%I', t.tbl)::regclass AND g.tgname = 'zz_chain_close'
-          AND g.tgfoid = 'agent_state._chain_close_stamp()'::regprocedure)
+        WHERE g.tgrelid = pg_catalog.format('agent_state.%I', t.tbl)::regclass
+          AND g.tgname IN ('zz_chain_close', 'zz_chain_close_again')
+          AND g.tgfoid = 'agent_state._chain_close_stamp()'::regprocedure
+        HAVING pg_catalog.count(*) = 2)
 $$, 'exactly the tables whose records close have the closing stamp');
 SELECT is_empty($$
     SELECT t.tbl, c.col FROM agent_state._chain_tables() AS t
