@@ -4,10 +4,12 @@ against the same code without them, in the same run on the same server.
     python3 bench/chains.py            # 15 s per run, 200,000 revisions for verify
     python3 bench/chains.py --quick    # smoke run
 
-Two databases with the bundle installed: ``bench_chains_on`` as shipped, and
-``bench_chains_off`` where the stamp triggers (``zz_chain`` and the others named so)
-are disabled and the read checks (``_chain_checked``, ``_chain_served_memory``)
-are replaced by functions that return true: the same code without the chains.
+Writes: two databases with the bundle installed, ``bench_chains_on`` as shipped
+and ``bench_chains_off`` where the stamp triggers (``zz_chain`` and the others
+named so) are disabled and the read checks (``_chain_checked``,
+``_chain_served_memory``) return true: the same code without the chains. Reads:
+one agent of ``bench_chains_on``, alternately as shipped and with the read checks
+replaced for one rolled-back transaction, so both sides read the same pages.
 
 Measured, 1 and 8 clients (Python processes, each its own agent), as a superuser:
 
@@ -49,6 +51,11 @@ BEGIN
     END LOOP;
 END
 $off$;
+"""
+
+# The read checks replaced by functions that return true (in a transaction that
+# is rolled back: read_rows).
+READ_CHECKS_OFF = """
 CREATE OR REPLACE FUNCTION agent_state._chain_checked(tbl name, r anyelement)
 RETURNS boolean LANGUAGE sql IMMUTABLE SET search_path = pg_catalog, pg_temp AS 'SELECT true';
 CREATE OR REPLACE FUNCTION agent_state._chain_served_memory(
@@ -185,35 +192,43 @@ def load_memories(dsn: str, n: int, handle: str) -> Any:
     return agent
 
 
-def read_rows(dsns: dict[str, str], entries: int, calls: int) -> list[list[object]]:
+def read_rows(dsn: str, entries: int, calls: int, rounds: int) -> list[list[object]]:
+    """recall and get_tuple on one agent of one database, with the read checks as
+    shipped and, alternately, replaced for one rolled-back transaction by functions
+    that return true (READ_CHECKS_OFF): the same data, plans and pages."""
     from langgraph.checkpoint.base import create_checkpoint, empty_checkpoint
 
     from agent_state import Store
     from agent_state.integrations.langgraph import AgentStateSaver
 
-    results: dict[str, dict[str, list[float]]] = {}
-    for side, dsn in dsns.items():
-        agent = load_memories(dsn, entries, f"bench-chains-read-{side}")
-        timings: dict[str, list[float]] = {"recall": [], "get_tuple": []}
-        with Store(dsn) as store:
-            saver = AgentStateSaver(store, agent=agent)
-            cfg: Any = {"configurable": {"thread_id": "t", "checkpoint_ns": ""}}
-            cp = empty_checkpoint()
-            for i in range(200):
-                cp = create_checkpoint(cp, {"state": i}, i)  # type: ignore[dict-item]
-                cfg = saver.put(cfg, cp, {"source": "loop", "step": i}, {})
-            queries = ["tea", "deploy key", "launch", "coffee"]
-            for i in range(calls):
-                t0 = time.perf_counter()
-                store.recall(agent=agent, query=queries[i % 4], max_results=10)
-                timings["recall"].append(time.perf_counter() - t0)
-                t0 = time.perf_counter()
-                saver.get_tuple({"configurable": {"thread_id": "t", "checkpoint_ns": ""}})
-                timings["get_tuple"].append(time.perf_counter() - t0)
-        results[side] = timings
+    agent = load_memories(dsn, entries, "bench-chains-read")
+    with Store(dsn) as store:
+        saver = AgentStateSaver(store, agent=agent)
+        cfg: Any = {"configurable": {"thread_id": "t", "checkpoint_ns": ""}}
+        cp = empty_checkpoint()
+        for i in range(200):
+            cp = create_checkpoint(cp, {"state": i}, i)  # type: ignore[dict-item]
+            cfg = saver.put(cfg, cp, {"source": "loop", "step": i}, {})
+    timings: dict[tuple[str, str], list[float]] = {}
+    queries = ["tea", "deploy key", "launch", "coffee"]
+    for _ in range(rounds):
+        for side in ("on", "off"):
+            with psycopg.connect(dsn) as conn:
+                if side == "off":
+                    conn.execute(READ_CHECKS_OFF)
+                store = Store(conn)
+                saver = AgentStateSaver(store, agent=agent)
+                for i in range(calls):
+                    t0 = time.perf_counter()
+                    store.recall(agent=agent, query=queries[i % 4], max_results=10)
+                    timings.setdefault(("recall", side), []).append(time.perf_counter() - t0)
+                    t0 = time.perf_counter()
+                    saver.get_tuple({"configurable": {"thread_id": "t", "checkpoint_ns": ""}})
+                    timings.setdefault(("get_tuple", side), []).append(time.perf_counter() - t0)
+                conn.rollback()
     rows: list[list[object]] = []
     for what in ("recall", "get_tuple"):
-        on, off = results["on"][what], results["off"][what]
+        on, off = timings[(what, "on")], timings[(what, "off")]
         p50 = percentile(on, 50) / percentile(off, 50)
         rows.append([
             what, f"{percentile(off, 50) * 1000:.2f}", f"{percentile(on, 50) * 1000:.2f}",
@@ -265,8 +280,9 @@ def main(argv: list[str] | None = None) -> int:
                 "off": server.product_database("bench_chains_off")}  # fmt: skip
         with psycopg.connect(dsns["off"], autocommit=True) as conn:
             conn.execute(OFF_SQL)
+            conn.execute(READ_CHECKS_OFF)
         writes = write_rows(dsns, seconds, rounds)
-        reads = read_rows(dsns, entries, 100 if q else 500)
+        reads = read_rows(dsns["on"], entries, 100 if q else 300, rounds)
         verifies = verify_rows(dsns["on"], revisions, database_entries)
     w_head = ["operation", "clients", "ops/s off", "ops/s on", "ratio", "WAL B/op off",
               "WAL B/op on", "WAL ratio", "target"]  # fmt: skip
