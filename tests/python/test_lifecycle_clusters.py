@@ -51,9 +51,17 @@ READ_VERBS = {
     "session_get_items": "SELECT * FROM agent_state.session_get_items(%(agent)s, %(conv)s)",
     "session_item_history": "SELECT * FROM agent_state.session_item_history(%(agent)s, %(conv)s)",
     "version": "SELECT agent_state.version()",
+    "chain_head": "SELECT * FROM agent_state.chain_head(agent => %(agent)s)",
     # Not a read verb of SPEC, but a lookup of what exists should not need to write.
     "open_conversation of an existing one": "SELECT agent_state.open_conversation("
     "agent => %(agent)s, connector => 'slack', external_ref => 'C1')",
+}
+
+# Reads for operators only: checked as the superuser.
+OPERATOR_READS = {
+    "export_agent": "SELECT agent_state.export_agent(agent => %(agent)s)",
+    "verify with a head": "SELECT * FROM agent_state.verify(agent => %(agent)s, expected_head =>"
+    " (SELECT h.digest FROM agent_state.chain_head(%(agent)s) AS h))",
 }
 
 WRITE_VERBS = {
@@ -121,7 +129,14 @@ def primary(admin_dsn: str) -> Iterator[tuple[Any, str, str]]:
 
 
 def check_read_only(dsn: str, known: dict[str, Any], *, begin: str | None = None) -> None:
-    """Every read verb works as the hosting runtime; every write verb raises 25006."""
+    """Every read verb works as the hosting runtime (and the operators' reads as the
+    superuser); every write verb raises 25006."""
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        for query in OPERATOR_READS.values():
+            with conn.transaction():
+                if begin:
+                    conn.execute(begin)
+                conn.execute(query, known).fetchall()
     with psycopg.connect(lc.with_role(dsn, lc.HOST_ROLE), autocommit=True) as conn:
         for query in READ_VERBS.values():
             with conn.transaction():
