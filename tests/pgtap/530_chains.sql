@@ -5,7 +5,7 @@
 -- over committed history are attacked in tests/python/test_chains.py.
 BEGIN;
 SET client_min_messages = warning;
-SELECT plan(44);
+SELECT plan(45);
 
 CREATE ROLE t530_op IN ROLE agent_state_operator;
 CREATE ROLE t530_ra IN ROLE agent_state_runtime;
@@ -246,6 +246,18 @@ SET ROLE t530_ra;
 SELECT throws_ok($$ SELECT * FROM agent_state.recall(pg_temp.id('a'), 'deploy key') $$, 'XX001', NULL,
                  '... and recall refuses the entry');
 RESET ROLE;
+ROLLBACK TO SAVEPOINT attack;
+
+-- A record others refer to, deleted whole: its stream shows no gap (it was the
+-- only one), the reference that is left names it.
+SAVEPOINT attack;
+SET session_replication_role = replica;
+DELETE FROM agent_state.persona_revisions WHERE runtime_agent_id = pg_temp.id('a');
+RESET session_replication_role;
+SELECT ok(EXISTS (SELECT FROM agent_state.verify(pg_temp.id('a')) AS v
+                  WHERE v.check_name = 'chain_deleted' AND v.object LIKE '%persona_activations%'
+                    AND v.detail LIKE '%persona_revisions%'),
+          'a deleted record that another refers to is reported through the reference');
 ROLLBACK TO SAVEPOINT attack;
 
 -- Persona, run and snapshot records.

@@ -269,3 +269,25 @@ def test_a_tampered_record_raises_tampered_in_the_wrapper(db: str) -> None:
             store.memory_history(agent=agent, entry=entry)
         assert raised.value.sqlstate == "XX001"
         assert str(entry) in str(raised.value)
+
+
+def test_a_langgraph_purge_keeps_older_heads_valid(db: str) -> None:
+    """delete_thread removes checkpoints an older head covers; the purge record keeps
+    their links (graph_purges.chain_removed), so that head still verifies."""
+    from langgraph.checkpoint.base import create_checkpoint, empty_checkpoint
+
+    from agent_state.integrations.langgraph import AgentStateSaver
+
+    with agent_state.connect(db) as store:
+        agent = store.create_agent(handle=new_handle())
+        saver = AgentStateSaver(store, agent=agent)
+        cfg: Any = {"configurable": {"thread_id": "purged", "checkpoint_ns": ""}}
+        cp = empty_checkpoint()
+        for i in range(3):
+            cp = create_checkpoint(cp, {"state": i}, i)  # type: ignore[dict-item]
+            cfg = saver.put(cfg, cp, {"source": "loop", "step": i}, {})
+        head = store.chain_head(agent=agent).digest
+        saver.delete_thread("purged")
+        assert saver.get_tuple({"configurable": {"thread_id": "purged"}}) is None
+        assert store.verify(agent=agent, expected_head=head) == []
+        assert store.verify(agent=agent) == []
