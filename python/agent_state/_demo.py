@@ -15,7 +15,7 @@ from uuid import UUID, uuid4
 import psycopg
 
 from . import __version__
-from .cli import _print_hits, _print_persona_history, _short, _when
+from ._printing import _print_hits, _print_persona_history, _short, _when
 from .errors import Duplicate, NotInstalled
 from .results import RecallHit
 from .store import Embedder, Store
