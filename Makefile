@@ -22,7 +22,8 @@
 #                        PostgreSQL 18 with pgvector) for its part on meaning
 #   make docs            regenerate docs/api.md from the function comments
 #   make api             regenerate the wrapper's function table and Store methods
-#                        (python/agent_state/_functions.py, _api.py) from the catalog
+#                        (python/agent_state/_functions.py, _api.py) from the catalog,
+#                        and the sync Store (store.py) from the async one (aio.py)
 #   make deps            install what test needs (apt + pip, as root); test runs it
 #                        by itself when something is missing
 #
@@ -226,6 +227,7 @@ docs: all
 # import the package it writes.
 api: all
 	$(TEST_PYTHON) scripts/gen-python-api.py
+	$(TEST_PYTHON) scripts/gen-sync-store.py
 
 # Runs this source tree's wrapper and the SQL just built (an installed
 # agent-state may be another checkout or version), as `agent-state demo` does: with

@@ -58,6 +58,7 @@ group role and the ``GRANT`` to run; a malformed uuid argument names the argumen
 
 from __future__ import annotations
 
+from ._common import Embedder
 from ._install import bundled_version, install
 from .aio import AsyncStore, connect_async
 from .errors import (
@@ -103,7 +104,7 @@ from .results import (
     ToolGrantRevision,
     Violation,
 )
-from .store import Embedder, Store, connect
+from .store import Store, connect
 
 
 def _package_version() -> str:

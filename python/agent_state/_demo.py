@@ -15,10 +15,11 @@ from uuid import UUID, uuid4
 import psycopg
 
 from . import __version__
+from ._common import Embedder
 from ._printing import _print_hits, _print_persona_history, _short, _when
 from .errors import Duplicate, NotInstalled
 from .results import RecallHit
-from .store import Embedder, Store
+from .store import Store
 
 __all__ = ["Demo"]
 

@@ -173,9 +173,9 @@ def install_report(conn: Connection[Any] | str) -> InstallReport:
     """:func:`install`, saying what it did: the version before and after, and whether the
     installing role is an operator (what ``agent-state install`` prints)."""
     if isinstance(conn, str):
-        from .store import _open  # store imports the generated API; only needed here
+        from .store import _connect  # store imports the generated API; only needed here
 
-        with _open(conn, "the conn argument") as owned:
+        with _connect(conn, "the conn argument", autocommit=True) as owned:
             return install_report(owned)
     try:
         with conn.transaction():

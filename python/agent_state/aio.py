@@ -1,5 +1,10 @@
 """Asynchronous store: the same methods as :class:`~agent_state.Store`, awaitable."""
 
+# ASYNC: This file is the source of both stores: scripts/gen-sync-store.py (run by
+# ASYNC: `make api`) writes the synchronous store.py from it, as psycopg generates
+# ASYNC: its sync code. An `if True:  # ASYNC` block is this side's only; its
+# ASYNC: `else:` branch is the sync side's. Comments starting `# ASYNC:` stay here.
+
 from __future__ import annotations
 
 import asyncio
@@ -10,16 +15,19 @@ from contextvars import ContextVar
 from datetime import datetime
 from types import TracebackType
 from typing import Any
+from uuid import UUID
 
 import psycopg
 from psycopg import AsyncConnection
 from psycopg_pool import AsyncConnectionPool
 
+from . import _functions
 from ._api import AsyncStoreAPI
 from ._calls import Fn, Id, R
 from ._common import Embedder, check_dsn, check_vectors, connection_failed, resolve_dsn
 from .errors import _mapped
 from .results import RecallHit
+from .witness import Witness, as_callable
 
 __all__ = ["AsyncStore", "connect_async"]
 
@@ -30,35 +38,61 @@ async def connect_async(
     autocommit: bool = True,
     embedder: Embedder | None = None,
     embedding_model: str | None = None,
+    witness: Witness | None = None,
 ) -> AsyncStore:
-    """Open an async connection and return an :class:`AsyncStore` that owns it.
+    """Open a connection and return a store (:class:`AsyncStore`) that owns it.
 
     The DSN comes from ``dsn``, else ``$AGENT_STATE_DSN``, else ``$DATABASE_URL``, else
-    libpq's ``PG*`` variables (:class:`~agent_state.ConnectionFailed` otherwise, and
-    when the connection fails); ``embedder`` and ``embedding_model`` as for
-    :func:`~agent_state.connect`.
+    libpq's ``PG*`` variables; with none of them, or when the connection fails,
+    :class:`~agent_state.ConnectionFailed` says which source it tried. With
+    ``autocommit`` (the default) every call is its own transaction; group calls
+    with ``async with store.transaction():``. ``embedder``, ``embedding_model`` and
+    ``witness`` as for the store.
     """
-    conn = await _connect(dsn, "the dsn argument", autocommit=autocommit)
-    return AsyncStore(conn, owned=True, embedder=embedder, embedding_model=embedding_model)
+    return AsyncStore(
+        await _connect(dsn, "the dsn argument", autocommit=autocommit),
+        owned=True,
+        embedder=embedder,
+        embedding_model=embedding_model,
+        witness=witness,
+    )
 
 
 async def _connect(dsn: str | None, given_as: str, *, autocommit: bool) -> AsyncConnection[Any]:
     resolved, source = resolve_dsn(dsn, given_as)
     check_dsn(resolved, source)
     try:
-        return await psycopg.AsyncConnection.connect(resolved, autocommit=autocommit)
+        return await AsyncConnection.connect(resolved, autocommit=autocommit)
     except psycopg.Error as e:
         raise connection_failed(e, resolved, source) from e
 
 
 class AsyncStore(AsyncStoreAPI):
-    """Calls the ``agent_state`` stored functions over psycopg (asyncio).
+    """Calls the ``agent_state`` stored functions over psycopg.
 
     Construct it from a :class:`psycopg.AsyncConnection`, a
-    :class:`psycopg_pool.AsyncConnectionPool` or a DSN string (connected on first use
-    or on ``async with``; the store then owns the connection; an empty string reads the
-    DSN from the environment, as :func:`connect_async`). Transactions work as in
-    :class:`~agent_state.Store`: ``async with store.transaction():``.
+    :class:`psycopg_pool.AsyncConnectionPool` or a DSN string (the store then owns an
+    autocommit connection; close it with :meth:`close`, or use the store as a context
+    manager; an empty string reads the DSN from the environment, as
+    :func:`connect_async`).
+
+    Transactions: on an autocommit connection (the default of :func:`connect_async`)
+    every method is its own transaction. ``async with store.transaction():`` groups
+    several calls into one transaction (a savepoint when nested). With a pool, each call
+    borrows a connection and commits when it returns it; inside ``store.transaction()``
+    every call of the same thread or task uses one pinned connection. A connection that
+    is not in autocommit mode is used as is: the caller commits.
+
+    The methods calling the SQL functions come from :class:`AsyncStoreAPI`, generated
+    from the catalog. Every method takes keyword arguments named like the SQL
+    parameters, ``agent`` first. An optional argument left as ``None`` is not sent, so
+    the SQL default applies. Errors are raised as :class:`agent_state.Error` subclasses
+    chosen by SQLSTATE.
+
+    ``witness`` (a callable ``witness(agent_id, head)`` or a file path) receives the
+    agent's head (:class:`~agent_state.ChainHead`) after each call that may write its
+    history, to keep outside the database (:mod:`agent_state.witness`); a witness that
+    raises makes the call raise after its write.
     """
 
     def __init__(
@@ -69,7 +103,9 @@ class AsyncStore(AsyncStoreAPI):
         owned: bool = False,
         embedder: Embedder | None = None,
         embedding_model: str | None = None,
+        witness: Witness | None = None,
     ) -> None:
+        self._witness = as_callable(witness) if witness is not None else None
         self._embedder = embedder
         self._embedding_model = embedding_model
         self._conn: AsyncConnection[Any] | None = None
@@ -77,11 +113,15 @@ class AsyncStore(AsyncStoreAPI):
         self._dsn: str | None = None
         self._autocommit = autocommit
         self._owned = owned
-        self._lock: asyncio.Lock | None = None
-        self._embed_pool: ThreadPoolExecutor | None = None
+        if True:  # ASYNC
+            self._lock: asyncio.Lock | None = None
+            self._embed_pool: ThreadPoolExecutor | None = None
         if isinstance(source, str):
             self._dsn = source
             self._owned = True
+            if False:  # ASYNC: connected on first use (a constructor cannot await)
+                conn = _connect(source, "the Store argument", autocommit=autocommit)  # type: ignore[unreachable]
+                self._conn = conn
         elif isinstance(source, AsyncConnectionPool):
             self._pool = source
         elif isinstance(source, AsyncConnection):
@@ -97,7 +137,7 @@ class AsyncStore(AsyncStoreAPI):
 
     @property
     def connection(self) -> AsyncConnection[Any] | None:
-        """The connection the store uses (``None`` with a pool or before connecting)."""
+        """The connection the store uses (``None`` when it borrows from a pool)."""
         return self._conn
 
     @property
@@ -106,13 +146,13 @@ class AsyncStore(AsyncStoreAPI):
         return self._pool
 
     async def close(self) -> None:
-        """Close the connection if the store opened it (never a caller's connection/pool),
-        and stop the embedder's worker thread."""
+        """Close the connection if the store opened it (never a caller's connection/pool)."""
         if self._owned and self._conn is not None:
             await self._conn.close()
-        if self._embed_pool is not None:
-            self._embed_pool.shutdown(wait=False)
-            self._embed_pool = None
+        if True:  # ASYNC: and stop the embedder's worker thread
+            if self._embed_pool is not None:
+                self._embed_pool.shutdown(wait=False)
+                self._embed_pool = None
 
     async def __aenter__(self) -> AsyncStore:
         if self._pool is None:
@@ -130,15 +170,18 @@ class AsyncStore(AsyncStoreAPI):
     async def _own_connection(self) -> AsyncConnection[Any]:
         if self._conn is not None:
             return self._conn
-        if self._lock is None:
-            self._lock = asyncio.Lock()
-        async with self._lock:
-            if self._conn is None:
-                assert self._dsn is not None
-                self._conn = await _connect(
-                    self._dsn, "the AsyncStore argument", autocommit=self._autocommit
-                )
-            return self._conn
+        if True:  # ASYNC
+            if self._lock is None:
+                self._lock = asyncio.Lock()
+            async with self._lock:
+                if self._conn is None:
+                    assert self._dsn is not None
+                    self._conn = await _connect(
+                        self._dsn, "the AsyncStore argument", autocommit=self._autocommit
+                    )
+                return self._conn
+        else:
+            raise AssertionError("a Store made from a DSN connects at construction")
 
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[AsyncStore]:
@@ -182,13 +225,16 @@ class AsyncStore(AsyncStoreAPI):
                 call.role = conn.info.user
                 await cur.execute(query, params)
                 rows = await cur.fetchall()
-        return fn.shape.extract(rows)
+        result = fn.shape.extract(rows)
+        if fn.writes and self._witness is not None and args.get("agent") is not None:
+            head = await self._call(_functions.chain_head, agent=args["agent"])
+            self._witness(UUID(str(args["agent"])), head)
+        return result
 
     # -- Hand-written methods ------------------------------------------------------------
-    # The other methods (one per SQL function) are generated into StoreAPI
-    # (AsyncStoreAPI, agent_state._api). These two keep the generated
-    # signature but add behaviour a plain call does not have: the store's embedder and
-    # default embedding model.
+    # The other methods (one per SQL function) are generated into AsyncStoreAPI
+    # (agent_state._api). These keep the generated signature but add behaviour a plain
+    # call does not have: the store's embedder and default embedding model.
 
     async def recall(
         self,
@@ -282,17 +328,20 @@ class AsyncStore(AsyncStoreAPI):
                 progress(done)
 
     async def _embed(self, texts: list[str]) -> list[Sequence[float]]:
-        # The embedder is a plain (blocking) callable, often a model on the CPU:
-        # it runs in the store's one worker thread, off the event loop, and one
-        # call at a time (many models are not thread-safe), even when an
-        # awaiting call is cancelled (its work finishes before the next starts).
         embedder = self._embedder
         assert embedder is not None
-        if self._embed_pool is None:
-            self._embed_pool = ThreadPoolExecutor(
-                max_workers=1, thread_name_prefix="agent_state-embedder"
+        if True:  # ASYNC
+            # ASYNC: The embedder is a plain (blocking) callable, often a model on the
+            # ASYNC: CPU: it runs in the store's one worker thread, off the event loop,
+            # ASYNC: and one call at a time (many models are not thread-safe), even when
+            # ASYNC: an awaiting call is cancelled (its work finishes before the next).
+            if self._embed_pool is None:
+                self._embed_pool = ThreadPoolExecutor(
+                    max_workers=1, thread_name_prefix="agent_state-embedder"
+                )
+            vectors = await asyncio.get_running_loop().run_in_executor(
+                self._embed_pool, lambda: list(embedder(texts))
             )
-        vectors = await asyncio.get_running_loop().run_in_executor(
-            self._embed_pool, lambda: list(embedder(texts))
-        )
+        else:
+            vectors = list(embedder(texts))  # type: ignore[unreachable]
         return check_vectors(vectors, texts)

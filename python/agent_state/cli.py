@@ -30,6 +30,7 @@ from uuid import UUID
 
 from . import __version__
 from ._calls import Id, is_uuid_text
+from ._common import NO_DATABASE, Embedder, default_dsn
 from ._install import install, install_report
 from ._printing import (
     _instant,
@@ -43,7 +44,7 @@ from ._printing import (
 )
 from .errors import Error, NotFound, NotInstalled
 from .results import AgentSummary
-from .store import NO_DATABASE, Embedder, Store, _connect, default_dsn
+from .store import Store, _connect
 from .witness import as_callable, newest_head
 
 __all__ = ["main"]

@@ -7,6 +7,7 @@ tests/pgtap/530_chains.sql."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -254,6 +255,28 @@ def test_the_witness_keeps_heads_and_the_cli_checks_against_the_newest(
     assert "problem(s) found up to the held head" in err
     assert cli_main(["verify", "--dsn", db, "--witness", str(witness)]) == 1
     assert "--witness needs --agent" in capsys.readouterr().err
+
+
+def test_the_async_store_keeps_heads_too(db: str) -> None:
+    seen: list[tuple[UUID, ChainHead]] = []
+
+    async def flow() -> UUID:
+        async with agent_state.AsyncStore(db, witness=lambda a, h: seen.append((a, h))) as store:
+            agent = await store.create_agent(handle=new_handle())
+            await store.note(agent=agent, body="an async fact")
+            await store.recall(agent=agent, query="fact")  # a read records nothing
+            return agent
+
+    agent = asyncio.run(flow())
+    assert [a for a, _ in seen] == [agent]
+    with agent_state.connect(db) as store:
+        assert store.verify(agent=agent, expected_head=seen[0][1].digest) == []
+        store.note(agent=agent, body="a later fact")
+        assert store.verify(agent=agent, expected_head=seen[0][1].digest) == []
+    tamper(db, "UPDATE agent_state.memory_revisions SET body = 'changed' WHERE body = %s",
+           "an async fact")  # fmt: skip
+    with agent_state.connect(db) as store:
+        assert store.verify(agent=agent, expected_head=seen[0][1].digest) != []
 
 
 def test_a_tampered_record_raises_tampered_in_the_wrapper(db: str) -> None:

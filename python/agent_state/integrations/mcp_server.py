@@ -53,10 +53,11 @@ from pydantic import BaseModel, Field, ValidationError
 
 from .. import __version__
 from .._calls import is_uuid_text
+from .._common import Embedder, check_dsn, resolve_dsn
 from ..aio import AsyncStore
 from ..errors import Error, InvalidArgument, MissingArgument, NotFound, PermissionDenied
 from ..results import RecallHit
-from ..store import Embedder, Store, check_dsn, resolve_dsn
+from ..store import Store
 from .mcp_cli import TOKEN_ENV, StartRefused
 
 __all__ = ["CONNECTOR", "AgentStateMCP", "BearerGuard", "Binding", "run"]
