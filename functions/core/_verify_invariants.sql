@@ -12,93 +12,75 @@ SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     item record;
+    rev agent_state.memory_revisions;
+    msg agent_state.messages;
+    snap agent_state.prompt_snapshots;
     what text;
     failed text;
 BEGIN
+    -- The per-row rules: each row's check (the trigger's own function) runs in
+    -- one place, and whatever it raises becomes a finding, so that one run lists
+    -- every problem. r holds the columns of the row a check needs beyond its keys
+    -- (read back as the table's row type).
     FOR item IN
-        SELECT 'memory_entry' AS c, e.runtime_agent_id AS agent, e.entry_id AS id
+        SELECT 'memory_entry' AS c, e.runtime_agent_id AS agent, e.entry_id::text AS id, NULL::jsonb AS r
         FROM agent_state.memory_entries AS e
         UNION ALL
-        SELECT 'memory_redaction', d.runtime_agent_id, d.entry_id
+        SELECT 'memory_redaction', d.runtime_agent_id, d.entry_id::text, NULL::jsonb
         FROM agent_state.memory_redactions AS d
         UNION ALL
-        SELECT DISTINCT 'persona', p.runtime_agent_id, p.runtime_agent_id
+        SELECT DISTINCT 'persona', p.runtime_agent_id, p.runtime_agent_id::text, NULL::jsonb
         FROM agent_state.persona_revisions AS p
+        UNION ALL
+        SELECT 'memory_revision', v.runtime_agent_id,
+               pg_catalog.format('entry %s revision %s', v.entry_id, v.revision),
+               pg_catalog.jsonb_build_object(
+                   'entry_id', v.entry_id, 'revision', v.revision, 'source_message_id', v.source_message_id,
+                   'source_actor_id', v.source_actor_id, 'evidence_observers', v.evidence_observers,
+                   'evidence_conversations', v.evidence_conversations, 'visibility', v.visibility,
+                   'created_at', v.created_at)
+        FROM agent_state.memory_revisions AS v
+        UNION ALL
+        SELECT 'message_audience', m.runtime_agent_id, 'message ' || m.message_id,
+               pg_catalog.jsonb_build_object('conversation_id', m.conversation_id, 'audience', m.audience)
+        FROM agent_state.messages AS m
+        UNION ALL
+        SELECT 'snapshot_sources', s.runtime_agent_id, 'snapshot ' || s.snapshot_id,
+               pg_catalog.jsonb_build_object('snapshot_id', s.snapshot_id, 'memory_count', s.memory_count,
+                                             'message_count', s.message_count)
+        FROM agent_state.prompt_snapshots AS s
+        UNION ALL
+        SELECT 'tool', NULL::uuid, t.tool_name, NULL::jsonb
+        FROM agent_state.tools AS t
         ORDER BY 1, 2, 3
     LOOP
         BEGIN
             CASE item.c
-                WHEN 'memory_entry' THEN PERFORM agent_state._check_entry_state(item.agent, item.id);
-                WHEN 'memory_redaction' THEN PERFORM agent_state._check_redaction(item.agent, item.id);
-                ELSE PERFORM agent_state._check_persona(item.agent);
+                WHEN 'memory_entry' THEN PERFORM agent_state._check_entry_state(item.agent, item.id::uuid);
+                WHEN 'memory_redaction' THEN PERFORM agent_state._check_redaction(item.agent, item.id::uuid);
+                WHEN 'persona' THEN PERFORM agent_state._check_persona(item.agent);
+                WHEN 'memory_revision' THEN
+                    rev := pg_catalog.jsonb_populate_record(NULL::agent_state.memory_revisions, item.r);
+                    PERFORM agent_state._check_revision(
+                        item.agent, rev.entry_id, rev.revision, rev.source_message_id, rev.source_actor_id,
+                        rev.evidence_observers, rev.evidence_conversations, rev.visibility, rev.created_at);
+                WHEN 'message_audience' THEN
+                    msg := pg_catalog.jsonb_populate_record(NULL::agent_state.messages, item.r);
+                    PERFORM agent_state._check_audience(item.agent, msg.conversation_id, msg.audience);
+                WHEN 'snapshot_sources' THEN
+                    snap := pg_catalog.jsonb_populate_record(NULL::agent_state.prompt_snapshots, item.r);
+                    PERFORM agent_state._check_snapshot(item.agent, snap.snapshot_id, snap.memory_count,
+                                                        snap.message_count);
+                ELSE PERFORM agent_state._check_tool(item.id);
             END CASE;
         EXCEPTION WHEN OTHERS THEN
             GET STACKED DIAGNOSTICS failed = MESSAGE_TEXT, what = RETURNED_SQLSTATE;
             check_name := item.c;
-            object := pg_catalog.format('agent %s: %s', item.agent, item.id);
-            detail := what || ': ' || failed;
-            RETURN NEXT;
-        END;
-    END LOOP;
-
-    FOR item IN
-        SELECT v.* FROM agent_state.memory_revisions AS v
-        ORDER BY v.runtime_agent_id, v.entry_id, v.revision
-    LOOP
-        BEGIN
-            PERFORM agent_state._check_revision(
-                item.runtime_agent_id, item.entry_id, item.revision, item.source_message_id, item.source_actor_id,
-                item.evidence_observers, item.evidence_conversations, item.visibility, item.created_at);
-        EXCEPTION WHEN OTHERS THEN
-            GET STACKED DIAGNOSTICS failed = MESSAGE_TEXT, what = RETURNED_SQLSTATE;
-            check_name := 'memory_revision';
-            object := pg_catalog.format('agent %s: entry %s revision %s', item.runtime_agent_id, item.entry_id,
-                                        item.revision);
-            detail := what || ': ' || failed;
-            RETURN NEXT;
-        END;
-    END LOOP;
-
-    FOR item IN
-        SELECT m.runtime_agent_id, m.message_id, m.conversation_id, m.audience
-        FROM agent_state.messages AS m
-        ORDER BY m.runtime_agent_id, m.message_id
-    LOOP
-        BEGIN
-            PERFORM agent_state._check_audience(item.runtime_agent_id, item.conversation_id, item.audience);
-        EXCEPTION WHEN OTHERS THEN
-            GET STACKED DIAGNOSTICS failed = MESSAGE_TEXT, what = RETURNED_SQLSTATE;
-            check_name := 'message_audience';
-            object := pg_catalog.format('agent %s: message %s', item.runtime_agent_id, item.message_id);
-            detail := what || ': ' || failed;
-            RETURN NEXT;
-        END;
-    END LOOP;
-
-    FOR item IN
-        SELECT s.runtime_agent_id, s.snapshot_id, s.memory_count, s.message_count
-        FROM agent_state.prompt_snapshots AS s
-        ORDER BY s.runtime_agent_id, s.snapshot_id
-    LOOP
-        BEGIN
-            PERFORM agent_state._check_snapshot(item.runtime_agent_id, item.snapshot_id, item.memory_count,
-                                                item.message_count);
-        EXCEPTION WHEN OTHERS THEN
-            GET STACKED DIAGNOSTICS failed = MESSAGE_TEXT, what = RETURNED_SQLSTATE;
-            check_name := 'snapshot_sources';
-            object := pg_catalog.format('agent %s: snapshot %s', item.runtime_agent_id, item.snapshot_id);
-            detail := what || ': ' || failed;
-            RETURN NEXT;
-        END;
-    END LOOP;
-
-    FOR item IN SELECT t.tool_name FROM agent_state.tools AS t ORDER BY t.tool_name LOOP
-        BEGIN
-            PERFORM agent_state._check_tool(item.tool_name);
-        EXCEPTION WHEN OTHERS THEN
-            GET STACKED DIAGNOSTICS failed = MESSAGE_TEXT, what = RETURNED_SQLSTATE;
-            check_name := 'tool';
-            object := item.tool_name;
+            -- A tool is deployment-wide: its object is its name alone.
+            object := CASE
+                WHEN item.agent IS NULL THEN item.id
+                ELSE pg_catalog.format('agent %s: %s', item.agent, item.id)
+            END;
             detail := what || ': ' || failed;
             RETURN NEXT;
         END;

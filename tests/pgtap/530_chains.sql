@@ -308,18 +308,18 @@ SAVEPOINT attack;
 SET session_replication_role = replica;
 UPDATE agent_state.memory_shares SET revoked_at = NULL, revoked_by = NULL WHERE runtime_agent_id = pg_temp.id('a');
 RESET session_replication_role;
-SELECT results_eq($$ SELECT * FROM pg_temp.findings(pg_temp.id('a')) $$,
-                  $$ VALUES ('chain_changed', 'memory_shares') $$,
-                  'a removed share made active again is reported');
+-- The findings leave the rolled-back attack in a psql variable: a test run
+-- inside it would be rolled back from pgTAP's count too.
+SELECT pg_catalog.string_agg(f::text, ';') AS found FROM pg_temp.findings(pg_temp.id('a')) AS f \gset
 ROLLBACK TO SAVEPOINT attack;
+SELECT is(:'found'::text, '(chain_changed,memory_shares)', 'a removed share made active again is reported');
 SAVEPOINT attack;
 SET session_replication_role = replica;
 UPDATE agent_state.memory_revisions SET body = 'the launch moved to June' WHERE entry_id = pg_temp.id('e2');
 RESET session_replication_role;
-SELECT results_eq($$ SELECT * FROM pg_temp.findings(pg_temp.id('a')) $$,
-                  $$ VALUES ('chain_changed', 'memory_revisions') $$,
-                  'text written into a redacted revision is reported');
+SELECT pg_catalog.string_agg(f::text, ';') AS found FROM pg_temp.findings(pg_temp.id('a')) AS f \gset
 ROLLBACK TO SAVEPOINT attack;
+SELECT is(:'found'::text, '(chain_changed,memory_revisions)', 'text written into a redacted revision is reported');
 
 SELECT * FROM finish();
 ROLLBACK;
