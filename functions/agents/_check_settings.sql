@@ -7,9 +7,7 @@ AS $$
 DECLARE
     problem text;
 BEGIN
-    IF settings IS NULL THEN
-        RAISE EXCEPTION USING ERRCODE = '22004', MESSAGE = 'settings: must not be null';
-    END IF;
+    PERFORM agent_state._need(settings, 'settings');
     problem := agent_state._settings_problem(settings);
     IF problem IS NOT NULL THEN
         RAISE EXCEPTION USING ERRCODE = '22023', MESSAGE = problem;

@@ -12,6 +12,7 @@ AS $$
 DECLARE
     caller name;
 BEGIN
+    -- _need's rule and message, inline: this runs first in every call.
     IF agent IS NULL THEN
         RAISE EXCEPTION USING ERRCODE = '22004', MESSAGE = 'agent: must not be null';
     END IF;

@@ -12,9 +12,7 @@ LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
-    IF val IS NULL THEN
-        RAISE EXCEPTION USING ERRCODE = '22004', MESSAGE = arg || ': must not be null';
-    END IF;
+    PERFORM agent_state._need(val, arg);
     IF val < min_val OR val > max_val THEN
         RAISE EXCEPTION USING
             ERRCODE = '22023',

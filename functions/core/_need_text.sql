@@ -5,9 +5,7 @@ LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
-    IF val IS NULL THEN
-        RAISE EXCEPTION USING ERRCODE = '22004', MESSAGE = arg || ': must not be null';
-    END IF;
+    PERFORM agent_state._need(val, arg);
     -- The length first, before anything copies the value: octet_length reads a
     -- stored value's size from its header, and a character takes at most 4 bytes.
     IF pg_catalog.octet_length(val) > max_len::bigint * 4 OR pg_catalog.length(val) > max_len THEN

@@ -5,9 +5,7 @@ LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
-    IF val IS NULL THEN
-        RAISE EXCEPTION USING ERRCODE = '22004', MESSAGE = arg || ': must not be null';
-    END IF;
+    PERFORM agent_state._need(val, arg);
     IF NOT pg_catalog.jsonb_typeof(val) = ANY (types) THEN
         RAISE EXCEPTION USING
             ERRCODE = '22023',

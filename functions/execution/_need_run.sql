@@ -9,9 +9,7 @@ SET search_path = pg_catalog, pg_temp
 AS $$
 #variable_conflict use_variable
 BEGIN
-    IF run IS NULL THEN
-        RAISE EXCEPTION USING ERRCODE = '22004', MESSAGE = arg || ': must not be null';
-    END IF;
+    PERFORM agent_state._need(run, arg);
     IF NOT EXISTS (SELECT FROM agent_state.runs AS r WHERE r.runtime_agent_id = agent AND r.run_id = run) THEN
         PERFORM agent_state._missing('run', arg, run,
             EXISTS (SELECT FROM agent_state.runs AS r WHERE r.run_id = run));

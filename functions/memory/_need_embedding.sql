@@ -12,9 +12,7 @@ IMMUTABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
-    IF val IS NULL THEN
-        RAISE EXCEPTION USING ERRCODE = '22004', MESSAGE = arg || ': must not be null';
-    END IF;
+    PERFORM agent_state._need(val, arg);
     IF pg_catalog.cardinality(val) > 16000 THEN
         RAISE EXCEPTION USING ERRCODE = '22023', MESSAGE = arg || ': more than 16000 dimensions';
     END IF;

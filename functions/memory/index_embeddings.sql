@@ -35,9 +35,7 @@ BEGIN
             HINT = 'ALTER EXTENSION vector UPDATE;';
     END IF;
     PERFORM agent_state._need_text(model, 'model', 200);
-    IF dimensions IS NULL THEN
-        RAISE EXCEPTION USING ERRCODE = '22004', MESSAGE = 'dimensions: must not be null';
-    END IF;
+    PERFORM agent_state._need(dimensions, 'dimensions');
     -- pgvector's HNSW indexes vectors of up to 2,000 dimensions.
     IF dimensions NOT BETWEEN 1 AND 2000 THEN
         RAISE EXCEPTION USING
