@@ -15,22 +15,10 @@ LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
 #variable_conflict use_variable
-DECLARE
-    unknown text;
 BEGIN
     PERFORM agent_state._json_within(budget, 'budget', 1000000);
     PERFORM agent_state._need_json(budget, 'budget', ARRAY['object']);
-    SELECT k INTO unknown
-    FROM pg_catalog.jsonb_object_keys(budget - ARRAY['tokens', 'cost_usd', 'tool_calls', 'wall_time_seconds']) AS k
-    ORDER BY k
-    LIMIT 1;
-    IF FOUND THEN
-        RAISE EXCEPTION USING
-            ERRCODE = '22023',
-            MESSAGE = pg_catalog.format(
-                '%s: unknown budget key; known keys are tokens, cost_usd, tool_calls, wall_time_seconds',
-                agent_state._json_path('budget', unknown));
-    END IF;
+    PERFORM agent_state._need_known_keys(budget, 'budget', ARRAY['tokens', 'cost_usd', 'tool_calls', 'wall_time_seconds']);
     tokens := agent_state._json_amount(budget, 'budget', 'tokens', true, true, 1e15);
     cost_usd := agent_state._json_amount(budget, 'budget', 'cost_usd', true, false, 1e12);
     tool_calls := agent_state._json_amount(budget, 'budget', 'tool_calls', true, true, 1e9);

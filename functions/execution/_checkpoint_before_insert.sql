@@ -6,18 +6,9 @@ LANGUAGE plpgsql
 SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
 AS $$
-DECLARE
-    st text;
 BEGIN
-    -- _run_writable inline: lock the run; the helper raises when it is unknown
-    -- or finished.
-    SELECT r.status INTO st
-    FROM agent_state.runs AS r
-    WHERE r.runtime_agent_id = NEW.runtime_agent_id AND r.run_id = NEW.run_id
-    FOR NO KEY UPDATE;
-    IF NOT coalesce(st IN ('open', 'budget_exhausted'), false) THEN
-        PERFORM agent_state._run_writable(NEW.runtime_agent_id, NEW.run_id);
-    END IF;
+    -- Lock the run; refused when it is unknown or finished.
+    PERFORM agent_state._run_writable(NEW.runtime_agent_id, NEW.run_id);
     -- ORDER BY ... LIMIT 1 (not max()): always the backward index scan.
     SELECT k.checkpoint + 1 INTO NEW.checkpoint
     FROM agent_state.checkpoints AS k

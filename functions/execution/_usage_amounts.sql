@@ -9,27 +9,10 @@ LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
 #variable_conflict use_variable
-DECLARE
-    unknown text;
 BEGIN
     PERFORM agent_state._json_within(usage, 'usage', 1000000);
     PERFORM agent_state._need_json(usage, 'usage', ARRAY['object']);
-    IF (usage - ARRAY['tokens', 'cost_usd']) = '{}'::jsonb THEN
-        tokens := coalesce(agent_state._json_amount(usage, 'usage', 'tokens', false, true, 1e15), 0);
-        cost_usd := coalesce(agent_state._json_amount(usage, 'usage', 'cost_usd', false, false, 1e12), 0);
-        RETURN;
-    END IF;
-    SELECT k INTO unknown
-    FROM pg_catalog.jsonb_object_keys(usage) AS k
-    WHERE k <> ALL (ARRAY['tokens', 'cost_usd'])
-    ORDER BY k
-    LIMIT 1;
-    IF FOUND THEN
-        RAISE EXCEPTION USING
-            ERRCODE = '22023',
-            MESSAGE = pg_catalog.format('%s: unknown usage key; known keys are tokens, cost_usd',
-                                        agent_state._json_path('usage', unknown));
-    END IF;
+    PERFORM agent_state._need_known_keys(usage, 'usage', ARRAY['tokens', 'cost_usd']);
     tokens := coalesce(agent_state._json_amount(usage, 'usage', 'tokens', false, true, 1e15), 0);
     cost_usd := coalesce(agent_state._json_amount(usage, 'usage', 'cost_usd', false, false, 1e12), 0);
 END
