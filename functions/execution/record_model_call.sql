@@ -35,18 +35,16 @@ BEGIN
     END IF;
     IF NOT coalesce(
         run IS NOT NULL AND snapshot IS NOT NULL AND request IS NOT NULL
-        AND pg_catalog.length(provider) <= 200 AND pg_catalog.btrim(provider, E' \t\r\n') <> ''
-        AND pg_catalog.length(model) <= 200 AND pg_catalog.btrim(model, E' \t\r\n') <> ''
-        AND tokens >= 0 AND tokens <= 1e15 AND tokens = pg_catalog.trunc(tokens)
-        AND cost_usd >= 0 AND cost_usd <= 1e12
-        AND status = ANY (ARRAY['ok', 'error', 'timeout']), false) THEN
+        AND agent_state._text_fits(provider, 200) AND agent_state._text_fits(model, 200)
+        AND agent_state._usage_fits(tokens, cost_usd)
+        AND status = ANY (agent_state._model_call_statuses()), false) THEN
         PERFORM agent_state._need(run, 'run');
         PERFORM agent_state._need(snapshot, 'snapshot');
         PERFORM agent_state._need_text(provider, 'provider', 200);
         PERFORM agent_state._need_text(model, 'model', 200);
         PERFORM agent_state._need(request, 'request');
         SELECT a.tokens, a.cost_usd INTO tokens, cost_usd FROM agent_state._usage_amounts(usage) AS a;
-        PERFORM agent_state._need_one_of(status, 'status', ARRAY['ok', 'error', 'timeout']);
+        PERFORM agent_state._need_one_of(status, 'status', agent_state._model_call_statuses());
     END IF;
 
     IF NOT EXISTS (SELECT FROM agent_state.runs AS r WHERE r.runtime_agent_id = agent AND r.run_id = run) THEN

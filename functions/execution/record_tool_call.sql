@@ -24,7 +24,7 @@ BEGIN
     -- Hot path: well-formed arguments pass one inline check; otherwise the
     -- helpers, in argument order, raise the error of the first bad one.
     IF NOT coalesce(run IS NOT NULL AND input IS NOT NULL
-                    AND pg_catalog.length(tool) <= 200 AND pg_catalog.btrim(tool, E' \t\r\n') <> '', false) THEN
+                    AND agent_state._text_fits(tool, 200), false) THEN
         PERFORM agent_state._need(run, 'run');
         PERFORM agent_state._need_text(tool, 'tool', 200);
         PERFORM agent_state._need(input, 'input');

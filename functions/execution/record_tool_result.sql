@@ -14,10 +14,10 @@ BEGIN
     PERFORM agent_state._bind(agent);
     PERFORM agent_state._json_within(output, 'output');
     IF NOT coalesce(tool_call IS NOT NULL AND output IS NOT NULL
-                    AND status = ANY (ARRAY['ok', 'error', 'unconfirmed']), false) THEN
+                    AND status = ANY (agent_state._tool_result_statuses()), false) THEN
         PERFORM agent_state._need(tool_call, 'tool_call');
         PERFORM agent_state._need(output, 'output');
-        PERFORM agent_state._need_one_of(status, 'status', ARRAY['ok', 'error', 'unconfirmed']);
+        PERFORM agent_state._need_one_of(status, 'status', agent_state._tool_result_statuses());
     END IF;
     IF NOT EXISTS (
         SELECT FROM agent_state.tool_calls AS c

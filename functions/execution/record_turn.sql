@@ -80,11 +80,9 @@ BEGIN
     fast := coalesce(
         run IS NOT NULL AND messages IS NOT NULL AND request IS NOT NULL
         AND pg_catalog.octet_length(prompt) <= 10000000 AND prompt ~ '[^ \t\r\n]'
-        AND pg_catalog.length(provider) <= 200 AND pg_catalog.btrim(provider, E' \t\r\n') <> ''
-        AND pg_catalog.length(model) <= 200 AND pg_catalog.btrim(model, E' \t\r\n') <> ''
-        AND tokens >= 0 AND tokens <= 1e15 AND tokens = pg_catalog.trunc(tokens)
-        AND cost_usd >= 0 AND cost_usd <= 1e12
-        AND status = ANY (ARRAY['ok', 'error', 'timeout'])
+        AND agent_state._text_fits(provider, 200) AND agent_state._text_fits(model, 200)
+        AND agent_state._usage_fits(tokens, cost_usd)
+        AND status = ANY (agent_state._model_call_statuses())
         AND (frontier IS NULL OR pg_catalog.jsonb_typeof(frontier) IN ('object', 'array'))
         AND agent_state._json_fits(memory)
         AND (memory = '[]'::jsonb OR agent_state._memory_canonical(memory))
@@ -122,13 +120,13 @@ BEGIN
             LIMIT 1
         ) AS g
         WHERE g.enabled
-          AND pg_catalog.length(t.tool) <= 200 AND pg_catalog.btrim(t.tool, E' \t\r\n') <> ''
+          AND agent_state._text_fits(t.tool, 200)
           AND pg_catalog.jsonb_typeof(t.elem -> 'input') <> 'null'
           AND agent_state._json_fits(t.elem -> 'input')
           AND (NOT t.elem ? 'output' OR (
               pg_catalog.jsonb_typeof(t.elem -> 'output') <> 'null'
               AND agent_state._json_fits(t.elem -> 'output')
-              AND t.elem ->> 'status' = ANY (ARRAY['ok', 'error', 'unconfirmed'])));
+              AND t.elem ->> 'status' = ANY (agent_state._tool_result_statuses())));
     END IF;
     IF fast AND memory <> '[]'::jsonb THEN
         -- The canonical text of the array was matched above: the casts cannot fail.
