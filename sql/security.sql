@@ -13,7 +13,7 @@
 --   reads other rows before row-level security checks the new row; so that a role
 --   granted table privileges learns nothing about an agent it may not act for
 --   (not even through which error it gets), every agent-owned table with such a
---   trigger gets _guard_scope first (trigger names sort; the stamp trigger reads
+--   trigger gets _tg_guard_scope first (trigger names sort; the stamp trigger reads
 --   nothing). Operators may act for every agent: the WHEN clause skips them, and
 --   the owner, without a call.
 -- owner_bypass: the installing role owns the SECURITY DEFINER functions; its
@@ -56,7 +56,7 @@ BEGIN
                 || 'FOR EACH ROW WHEN (NOT agent_state._restoring() '
                 || 'AND (new.created_at >= pg_catalog.statement_timestamp() '
                 || 'OR NOT agent_state._copying())) '
-                || 'EXECUTE FUNCTION agent_state._stamp_created()',
+                || 'EXECUTE FUNCTION agent_state._tg_stamp_created()',
                 t.tbl);
         END IF;
         IF NOT EXISTS (
@@ -65,7 +65,7 @@ BEGIN
         ) THEN
             EXECUTE pg_catalog.format(
                 'CREATE TRIGGER operator_truncate BEFORE TRUNCATE ON %s '
-                || 'FOR EACH STATEMENT EXECUTE FUNCTION agent_state._operator_truncate_only()',
+                || 'FOR EACH STATEMENT EXECUTE FUNCTION agent_state._tg_operator_truncate_only()',
                 t.tbl);
         END IF;
         -- tgtype bits: 1 = row, 2 = before, 8 = delete.
@@ -78,7 +78,7 @@ BEGIN
         ) THEN
             EXECUTE pg_catalog.format(
                 'CREATE TRIGGER no_truncate BEFORE TRUNCATE ON %s '
-                || 'FOR EACH STATEMENT EXECUTE FUNCTION agent_state._refuse_change()',
+                || 'FOR EACH STATEMENT EXECUTE FUNCTION agent_state._tg_refuse_change()',
                 t.tbl);
         END IF;
         -- tgtype bits: 1 = row, 2 = before, 4 = insert.
@@ -95,7 +95,7 @@ BEGIN
                 'CREATE TRIGGER %I BEFORE INSERT ON %s FOR EACH ROW '
                 || 'WHEN (NOT agent_state._restoring() '
                 || 'AND NOT pg_catalog.pg_has_role(current_user, ''agent_state_operator'', ''USAGE'')) '
-                || 'EXECUTE FUNCTION agent_state._guard_scope()',
+                || 'EXECUTE FUNCTION agent_state._tg_guard_scope()',
                 t.name || '_0_scope_guard', t.tbl);
         END IF;
         IF NOT EXISTS (
@@ -117,7 +117,7 @@ BEGIN
                 t.tbl);
         END IF;
     END LOOP;
-    -- config_dump (see above): every table (and sequence, should one be added).
+    -- config_dump (the header above): every table (and sequence, should one be added).
     IF EXISTS (SELECT FROM pg_catalog.pg_extension AS e WHERE e.extname = 'agent_state') THEN
         FOR t IN
             SELECT c.oid::regclass AS tbl

@@ -1,6 +1,6 @@
 -- A new open run of the agent with the budget's limits (_budget_limits), for
 -- a conversation and the message that triggered it when given; the insert
--- trigger (_run_before_insert) starts its chain.
+-- trigger (_tg_run_before_insert) starts its chain.
 CREATE FUNCTION agent_state.start_run(
     agent uuid,
     conversation uuid DEFAULT NULL,

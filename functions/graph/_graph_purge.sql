@@ -1,5 +1,5 @@
 -- Removes the payloads of some checkpoints of one thread (their writes too), after
--- writing the purge record that authorises it (_guard_graph_payload): who, when,
+-- writing the purge record that authorises it (_tg_guard_graph_payload): who, when,
 -- why and which checkpoints. Returns how many checkpoints were removed; writes no
 -- record when there are none.
 CREATE FUNCTION agent_state._graph_purge(agent uuid, thread text, nss text [], ids text [], reason text)

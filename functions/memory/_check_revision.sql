@@ -1,5 +1,5 @@
 -- What a revision claims, and the entry state written with it: the check run at
--- commit for every new revision (_check_memory_revision) and by verify() for
+-- commit for every new revision (_tg_check_memory_revision) and by verify() for
 -- every stored one. One query gathers what the evidence gives, the entry state and
 -- what the revision before it allows; the checks below then raise in a fixed
 -- order.

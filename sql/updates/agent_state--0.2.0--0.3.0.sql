@@ -21,6 +21,7 @@
 -- * SDK sessions: session_items and session_retractions, with
 --   session_add_items(), session_get_items(), session_pop_item(),
 --   session_clear() and session_item_history().
+-- * Every trigger function is named _tg_*; 0.2.0's names are dropped.
 -- * Rights come only from memberships that lend them (USAGE, not MEMBER); a
 --   session whose SET ROLE membership was revoked is refused; EXECUTE granted on
 --   a function to any other role is taken back.
@@ -118,6 +119,38 @@ SET CONSTRAINTS ALL IMMEDIATE;
 -- The whole-schema passes: every trigger, row-level security and the generated
 -- triggers, config_dump registration, grants, the schema's event trigger.
 -- include: sql/triggers.sql
+-- Trigger functions are named _tg_* now (one pattern): the pass above moved every
+-- trigger to its new function; 0.2.0's names go.
+DROP FUNCTION agent_state._check_memory_entry();
+DROP FUNCTION agent_state._check_memory_redaction();
+DROP FUNCTION agent_state._check_memory_revision();
+DROP FUNCTION agent_state._check_message_audience();
+DROP FUNCTION agent_state._check_persona_active();
+DROP FUNCTION agent_state._check_snapshot_sources();
+DROP FUNCTION agent_state._check_tool_current();
+DROP FUNCTION agent_state._checkpoint_before_insert();
+DROP FUNCTION agent_state._guard_derived_memory();
+DROP FUNCTION agent_state._guard_graph_payload();
+DROP FUNCTION agent_state._guard_graph_purge_listed();
+DROP FUNCTION agent_state._guard_memory_evidence();
+DROP FUNCTION agent_state._guard_memory_redaction();
+DROP FUNCTION agent_state._guard_memory_revision();
+DROP FUNCTION agent_state._guard_memory_share();
+DROP FUNCTION agent_state._guard_scope();
+DROP FUNCTION agent_state._model_call_before_insert();
+DROP FUNCTION agent_state._number_per_agent();
+DROP FUNCTION agent_state._operator_truncate_only();
+DROP FUNCTION agent_state._refuse_change();
+DROP FUNCTION agent_state._run_before_insert();
+DROP FUNCTION agent_state._run_before_update();
+DROP FUNCTION agent_state._snapshot_before_insert();
+DROP FUNCTION agent_state._snapshot_before_update();
+DROP FUNCTION agent_state._snapshot_memory_before_insert();
+DROP FUNCTION agent_state._snapshot_message_before_insert();
+DROP FUNCTION agent_state._stamp_created();
+DROP FUNCTION agent_state._stamp_memory_share();
+DROP FUNCTION agent_state._tool_call_before_insert();
+DROP FUNCTION agent_state._tool_result_before_insert();
 -- include: sql/security.sql
 -- include: sql/privileges.sql
 -- include: sql/guard.sql

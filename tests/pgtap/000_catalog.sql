@@ -134,7 +134,7 @@ SELECT is_empty($$
       AND NOT EXISTS (
           SELECT FROM pg_catalog.pg_trigger AS g
           WHERE g.tgrelid = c.oid AND g.tgname = 'stamp_created' AND g.tgenabled = 'O'
-            AND g.tgfoid = 'agent_state._stamp_created()'::regprocedure)
+            AND g.tgfoid = 'agent_state._tg_stamp_created()'::regprocedure)
 $$, 'every table with created_at and created_by has the enabled stamp_created trigger');
 SELECT is_empty($$
     SELECT c.relname FROM pg_catalog.pg_class AS c
@@ -142,7 +142,7 @@ SELECT is_empty($$
       AND NOT EXISTS (
           SELECT FROM pg_catalog.pg_trigger AS g
           WHERE g.tgrelid = c.oid AND g.tgenabled = 'O' AND g.tgtype & 32 = 32
-            AND g.tgfoid = 'agent_state._operator_truncate_only()'::regprocedure)
+            AND g.tgfoid = 'agent_state._tg_operator_truncate_only()'::regprocedure)
 $$, 'every table refuses TRUNCATE (which ignores RLS) to non-operators');
 SELECT is_empty($$
     SELECT t FROM pg_catalog.unnest(ARRAY['actors', 'actor_identities', 'conversations',
@@ -150,19 +150,19 @@ SELECT is_empty($$
     WHERE NOT EXISTS (
         SELECT FROM pg_catalog.pg_trigger AS g
         WHERE g.tgrelid = ('agent_state.' || t)::regclass
-          AND g.tgfoid = 'agent_state._refuse_change()'::regprocedure AND g.tgenabled = 'O'
+          AND g.tgfoid = 'agent_state._tg_refuse_change()'::regprocedure AND g.tgenabled = 'O'
           AND g.tgtype & 2 = 2            -- BEFORE
           AND g.tgtype & (8 | 16) = 24)   -- DELETE and UPDATE
        OR NOT EXISTS (
         SELECT FROM pg_catalog.pg_trigger AS g
         WHERE g.tgrelid = ('agent_state.' || t)::regclass
-          AND g.tgfoid = 'agent_state._refuse_change()'::regprocedure AND g.tgenabled = 'O'
+          AND g.tgfoid = 'agent_state._tg_refuse_change()'::regprocedure AND g.tgenabled = 'O'
           AND g.tgtype & 32 = 32)         -- TRUNCATE
 $$, 'foundation history tables refuse UPDATE, DELETE and TRUNCATE by trigger');
 SELECT is(
     (SELECT g.tgargs FROM pg_catalog.pg_trigger AS g
      WHERE g.tgrelid = 'agent_state.persona_revisions'::regclass
-       AND g.tgfoid = 'agent_state._refuse_change()'::regprocedure AND g.tgtype & 16 = 16),
+       AND g.tgfoid = 'agent_state._tg_refuse_change()'::regprocedure AND g.tgtype & 16 = 16),
     pg_catalog.convert_to('is_active', 'SQL_ASCII') || '\x00'::bytea,
     'persona_revisions may change is_active only');
 SELECT ok(

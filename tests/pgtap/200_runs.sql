@@ -395,13 +395,13 @@ SELECT is_empty($$
                             'detail', 'finished_at', 'finished_by')
       AND pg_catalog.strpos(
           (SELECT p.prosrc FROM pg_catalog.pg_proc AS p
-           WHERE p.oid = 'agent_state._run_before_update()'::regprocedure),
+           WHERE p.oid = 'agent_state._tg_run_before_update()'::regprocedure),
           'NEW.' || a.attname || ',') = 0
       AND pg_catalog.strpos(
           (SELECT p.prosrc FROM pg_catalog.pg_proc AS p
-           WHERE p.oid = 'agent_state._run_before_update()'::regprocedure),
+           WHERE p.oid = 'agent_state._tg_run_before_update()'::regprocedure),
           'NEW.' || a.attname || ')') = 0
-$$, '_run_before_update refuses a change of every column but the mutable ones');
+$$, '_tg_run_before_update refuses a change of every column but the mutable ones');
 SELECT is_empty($$
     SELECT a.attname FROM pg_catalog.pg_attribute AS a
     WHERE a.attrelid = 'agent_state.runs'::regclass AND a.attnum > 0 AND NOT a.attisdropped

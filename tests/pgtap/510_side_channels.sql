@@ -77,7 +77,7 @@ SELECT is_empty($$
                     AND g.tgname <> 'stamp_created')
       AND NOT EXISTS (SELECT FROM pg_catalog.pg_trigger AS g
                       WHERE g.tgrelid = c.oid AND g.tgname = c.relname || '_0_scope_guard'
-                        AND g.tgfoid = 'agent_state._guard_scope()'::regprocedure)
+                        AND g.tgfoid = 'agent_state._tg_guard_scope()'::regprocedure)
 $$, 'every agent-owned table whose insert triggers read as the owner is guarded first');
 
 -- ---------------------------------------------------------------- no global numbering

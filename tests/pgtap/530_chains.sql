@@ -44,7 +44,7 @@ SELECT is_empty($$
     WHERE NOT EXISTS (SELECT FROM pg_catalog.pg_trigger AS g
                       WHERE g.tgrelid = pg_catalog.format('agent_state.%I', t.tbl)::regclass
                         AND g.tgname IN ('zz_chain', 'zz_chain_again')
-                        AND g.tgfoid = 'agent_state._chain_stamp()'::regprocedure
+                        AND g.tgfoid = 'agent_state._tg_chain_stamp()'::regprocedure
                       HAVING pg_catalog.count(*) = 2)
 $$, 'every record table of the chains is stamped on insert and update (zz_chain, zz_chain_again)');
 SELECT is_empty($$
@@ -58,7 +58,7 @@ SELECT is_empty($$
         SELECT FROM pg_catalog.pg_trigger AS g
         WHERE g.tgrelid = pg_catalog.format('agent_state.%I', t.tbl)::regclass
           AND g.tgname IN ('zz_chain_close', 'zz_chain_close_again')
-          AND g.tgfoid = 'agent_state._chain_close_stamp()'::regprocedure
+          AND g.tgfoid = 'agent_state._tg_chain_close_stamp()'::regprocedure
         HAVING pg_catalog.count(*) = 2)
 $$, 'exactly the tables whose records close have the closing stamp');
 SELECT is_empty($$

@@ -1,0 +1,30 @@
+-- Data derived from a memory revision's text (embeddings, LangGraph item values):
+-- never attached to a redacted entry (its text is gone), never updated, and
+-- deleted only by redact, in the transaction that redacts the entry.
+CREATE FUNCTION agent_state._tg_guard_derived_memory()
+RETURNS trigger
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF TG_OP = 'INSERT' THEN
+        IF EXISTS (
+            SELECT FROM agent_state.memory_redactions AS d
+            WHERE d.runtime_agent_id = NEW.runtime_agent_id AND d.entry_id = NEW.entry_id
+        ) THEN
+            RAISE EXCEPTION USING
+                ERRCODE = '55000',
+                MESSAGE = pg_catalog.format('entry: memory entry %s is redacted', NEW.entry_id);
+        END IF;
+        RETURN NEW;
+    END IF;
+    IF TG_OP = 'DELETE' AND agent_state._redaction_allowed(OLD.runtime_agent_id, OLD.entry_id) THEN
+        RETURN OLD;
+    END IF;
+    RAISE EXCEPTION USING
+        ERRCODE = '42501',
+        MESSAGE = pg_catalog.format('%s: %s refused; derived memory data is erased only by redact',
+                                    TG_TABLE_NAME, pg_catalog.lower(TG_OP));
+END
+$$;
