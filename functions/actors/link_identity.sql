@@ -21,13 +21,7 @@ BEGIN
     PERFORM agent_state._need_text(external_id, 'external_id', 1000);
     -- Keyed by a btree index: bounded in bytes too, so no text surfaces 54000.
     PERFORM agent_state._need_text_bytes(external_id, 'external_id', 2000);
-    IF NOT EXISTS (
-        SELECT FROM agent_state.actors AS a
-        WHERE a.runtime_agent_id = agent AND a.actor_id = actor
-    ) THEN
-        PERFORM agent_state._missing('actor', 'actor', actor,
-            EXISTS (SELECT FROM agent_state.actors AS a WHERE a.actor_id = actor));
-    END IF;
+    PERFORM agent_state._need_actor(agent, actor, 'actor');
 
     -- Same lock as resolve_actor: a concurrent resolution of this identity waits
     -- for the link and then returns the linked actor instead of failing.

@@ -40,12 +40,7 @@ BEGIN
         PERFORM agent_state._missing('conversation', 'conversation', conversation,
             EXISTS (SELECT FROM agent_state.conversations AS c WHERE c.conversation_id = conversation));
     END IF;
-    IF NOT EXISTS (
-        SELECT FROM agent_state.actors AS a WHERE a.runtime_agent_id = agent AND a.actor_id = author
-    ) THEN
-        PERFORM agent_state._missing('actor', 'author', author,
-            EXISTS (SELECT FROM agent_state.actors AS a WHERE a.actor_id = author));
-    END IF;
+    PERFORM agent_state._need_actor(agent, author, 'author');
 
     IF audience IS NULL THEN
         IF conv_kind <> 'public' THEN

@@ -20,12 +20,8 @@ DECLARE
 BEGIN
     PERFORM agent_state._bind(agent);
     SELECT * INTO lim FROM agent_state._budget_limits(budget);
-    IF conversation IS NOT NULL AND NOT EXISTS (
-        SELECT FROM agent_state.conversations AS c
-        WHERE c.runtime_agent_id = agent AND c.conversation_id = conversation
-    ) THEN
-        PERFORM agent_state._missing('conversation', 'conversation', conversation,
-            EXISTS (SELECT FROM agent_state.conversations AS c WHERE c.conversation_id = conversation));
+    IF conversation IS NOT NULL THEN
+        PERFORM agent_state._need_conversation(agent, conversation);
     END IF;
     IF trigger_message IS NOT NULL THEN
         SELECT m.conversation_id INTO msg_conv

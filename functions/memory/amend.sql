@@ -42,14 +42,8 @@ BEGIN
     IF visibility IS NOT NULL THEN
         PERFORM agent_state._need_one_of(visibility, 'visibility', ARRAY['perspective', 'conversation']);
     END IF;
-    -- Nested, so that a null subject costs a simple expression, not a query.
     IF subject IS NOT NULL THEN
-        IF NOT EXISTS (
-            SELECT FROM agent_state.actors AS a WHERE a.runtime_agent_id = agent AND a.actor_id = subject
-        ) THEN
-            PERFORM agent_state._missing('actor', 'subject', subject,
-                EXISTS (SELECT FROM agent_state.actors AS a WHERE a.actor_id = subject));
-        END IF;
+        PERFORM agent_state._need_actor(agent, subject, 'subject');
     END IF;
     IF source_message IS NOT NULL THEN
         SELECT m.author_id, m.audience, m.conversation_id

@@ -10,14 +10,8 @@ AS $$
 BEGIN
     PERFORM agent_state._bind(agent, true);
     PERFORM agent_state._need_text(body, 'body');
-    -- Nested, so that a null subject costs a simple expression, not a query.
     IF subject IS NOT NULL THEN
-        IF NOT EXISTS (
-            SELECT FROM agent_state.actors AS a WHERE a.runtime_agent_id = agent AND a.actor_id = subject
-        ) THEN
-            PERFORM agent_state._missing('actor', 'subject', subject,
-                EXISTS (SELECT FROM agent_state.actors AS a WHERE a.actor_id = subject));
-        END IF;
+        PERFORM agent_state._need_actor(agent, subject, 'subject');
     END IF;
     RETURN QUERY
     SELECT i.entry, i.revision

@@ -29,14 +29,8 @@ BEGIN
     IF visibility IS NULL OR visibility NOT IN ('perspective', 'conversation') THEN
         PERFORM agent_state._need_one_of(visibility, 'visibility', ARRAY['perspective', 'conversation']);
     END IF;
-    -- Nested, so that a null subject costs a simple expression, not a query.
     IF subject IS NOT NULL THEN
-        IF NOT EXISTS (
-            SELECT FROM agent_state.actors AS a WHERE a.runtime_agent_id = agent AND a.actor_id = subject
-        ) THEN
-            PERFORM agent_state._missing('actor', 'subject', subject,
-                EXISTS (SELECT FROM agent_state.actors AS a WHERE a.actor_id = subject));
-        END IF;
+        PERFORM agent_state._need_actor(agent, subject, 'subject');
     END IF;
     -- Source actor and evidence come from the persisted message (an unknown
     -- message raises before anything is written).
