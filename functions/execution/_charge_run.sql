@@ -8,8 +8,6 @@ SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
 AS $$
 #variable_conflict use_variable
-DECLARE
-    st text;
 BEGIN
     UPDATE agent_state.runs AS r
     SET spent_tokens = r.spent_tokens + tokens,
@@ -19,21 +17,12 @@ BEGIN
     IF FOUND THEN
         RETURN;
     END IF;
-    SELECT r.status INTO st
-    FROM agent_state.runs AS r
-    WHERE r.runtime_agent_id = agent AND r.run_id = run;
-    IF NOT FOUND THEN
-        RAISE EXCEPTION USING
-            ERRCODE = '23503',
-            MESSAGE = pg_catalog.format('run: unknown run %s in this perspective', run);
-    ELSIF st = 'budget_exhausted' THEN
-        RAISE EXCEPTION USING
-            ERRCODE = '53400',
-            MESSAGE = pg_catalog.format('run: run %s has exhausted its budget', run),
-            HINT = 'Finish the run, or continue it with continue_run and a higher budget.';
-    END IF;
+    -- Not charged: an unknown or finished run raises there; what is left of an
+    -- unfinished run that no open-run UPDATE found is an exhausted one.
+    PERFORM agent_state._run_writable(agent, run);
     RAISE EXCEPTION USING
-        ERRCODE = '55000',
-        MESSAGE = pg_catalog.format('run: run %s is already finished (%s)', run, st);
+        ERRCODE = '53400',
+        MESSAGE = pg_catalog.format('run: run %s has exhausted its budget', run),
+        HINT = 'Finish the run, or continue it with continue_run and a higher budget.';
 END
 $$;

@@ -10,8 +10,6 @@ SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
 AS $$
 #variable_conflict use_variable
-DECLARE
-    st text;
 BEGIN
     PERFORM agent_state._bind(agent);
     PERFORM agent_state._json_within(detail, 'detail');
@@ -27,13 +25,10 @@ BEGIN
     IF FOUND THEN
         RETURN;
     END IF;
-    SELECT r.status INTO st FROM agent_state.runs AS r WHERE r.runtime_agent_id = agent AND r.run_id = run;
-    IF NOT FOUND THEN
-        PERFORM agent_state._need_run(agent, run);
-    END IF;
-    RAISE EXCEPTION USING
-        ERRCODE = '55000',
-        MESSAGE = pg_catalog.format('run: run %s is already finished (%s)', run, st);
+    -- Not finished here: unknown (P0002), or already finished (55000).
+    PERFORM agent_state._need_run(agent, run);
+    PERFORM agent_state._run_writable(agent, run);
+    RAISE EXCEPTION USING ERRCODE = 'XX000', MESSAGE = 'finish_run: an unfinished run was not finished';
 END
 $$;
 
