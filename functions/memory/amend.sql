@@ -56,30 +56,7 @@ BEGIN
         END IF;
     END IF;
 
-    -- Concurrent amendments of one entry serialise on its row; the revision check
-    -- happens after the lock, so no update is lost.
-    SELECT e.current_revision, e.live, e.subject_id, e.visibility,
-           e.evidence_observers, e.evidence_conversations
-    INTO cur
-    FROM agent_state.memory_entries AS e
-    WHERE e.runtime_agent_id = agent AND e.entry_id = entry
-    FOR NO KEY UPDATE;
-    IF NOT FOUND THEN
-        PERFORM agent_state._missing('memory entry', 'entry', entry,
-            EXISTS (SELECT FROM agent_state.memory_entries AS e WHERE e.entry_id = entry));
-    END IF;
-    IF NOT cur.live THEN
-        RAISE EXCEPTION USING
-            ERRCODE = '55000',
-            MESSAGE = pg_catalog.format('entry: memory entry %s is forgotten or redacted', entry);
-    END IF;
-    IF cur.current_revision <> expected_revision THEN
-        RAISE EXCEPTION USING
-            ERRCODE = '40001',
-            MESSAGE = pg_catalog.format('expected_revision: entry %s is at revision %s, not %s',
-                                        entry, cur.current_revision, expected_revision),
-            HINT = 'Read the entry again and retry the amendment.';
-    END IF;
+    SELECT * INTO cur FROM agent_state._lock_live_entry(agent, entry, expected_revision);
     new_visibility := coalesce(visibility, cur.visibility);
     IF cur.visibility = 'conversation' AND new_visibility = 'perspective' THEN
         RAISE EXCEPTION USING

@@ -23,27 +23,7 @@ BEGIN
         PERFORM agent_state._need_text(reason, 'reason', 10000);
     END IF;
 
-    SELECT e.current_revision, e.live, e.body, e.subject_id, e.visibility,
-           e.evidence_observers, e.evidence_conversations
-    INTO cur
-    FROM agent_state.memory_entries AS e
-    WHERE e.runtime_agent_id = agent AND e.entry_id = entry
-    FOR NO KEY UPDATE;
-    IF NOT FOUND THEN
-        PERFORM agent_state._missing('memory entry', 'entry', entry,
-            EXISTS (SELECT FROM agent_state.memory_entries AS e WHERE e.entry_id = entry));
-    END IF;
-    IF NOT cur.live THEN
-        RAISE EXCEPTION USING
-            ERRCODE = '55000',
-            MESSAGE = pg_catalog.format('entry: memory entry %s is already forgotten or redacted', entry);
-    END IF;
-    IF expected_revision IS NOT NULL AND cur.current_revision <> expected_revision THEN
-        RAISE EXCEPTION USING
-            ERRCODE = '40001',
-            MESSAGE = pg_catalog.format('expected_revision: entry %s is at revision %s, not %s',
-                                        entry, cur.current_revision, expected_revision);
-    END IF;
+    SELECT * INTO cur FROM agent_state._lock_live_entry(agent, entry, expected_revision);
     new_rev := cur.current_revision + 1;
 
     -- The forget revision keeps the previous revision's evidence (its rows and
