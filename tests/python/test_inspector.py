@@ -24,7 +24,7 @@ from starlette.testclient import TestClient
 
 import agent_state
 from agent_state import Store
-from agent_state.cli import _parser
+from agent_state.cli import _parser, main
 from agent_state.inspector.app import CSP, create_app
 from conftest import Require, RuntimeRole, TestRole, new_handle
 
@@ -228,10 +228,36 @@ def test_requests_for_another_host_are_refused(operator: Store) -> None:
         assert TestClient(create_app(operator), base_url=base).get("/").status_code == 200
 
 
-def test_cli_binds_to_loopback_by_default() -> None:
+def test_cli_binds_to_loopback_by_default(capsys: pytest.CaptureFixture[str]) -> None:
     args = _parser().parse_args(["inspect"])
-    assert args.host == "127.0.0.1" and args.port == 8765
+    assert args.host == "127.0.0.1" and args.port == 8765 and not args.allow_remote
     assert _parser().parse_args(["inspect", "--host", "::1", "--port", "0"]).host == "::1"
+    # another address needs --allow-remote (which brings the token), checked before any
+    # database is asked for
+    for argv in (["inspect", "--host", "0.0.0.0"], ["inspect", "--host", "192.0.2.7"]):
+        with pytest.raises(SystemExit) as exc:
+            main([*argv, "--dsn", "host=/nonexistent"])
+        assert exc.value.code == 2
+        assert "not a loopback address" in capsys.readouterr().err
+    # --demo starts its own database: a DSN with it is refused
     with pytest.raises(SystemExit) as exc:
-        _parser().parse_args(["inspect", "--host", "0.0.0.0"])
-    assert exc.value.code == 2
+        main(["inspect", "--demo", "--dsn", "host=/nonexistent"])
+    assert exc.value.code == 2 and "--demo" in capsys.readouterr().err
+
+
+def test_a_token_guards_a_remote_bind(operator: Store) -> None:
+    token = "s3cret-token"
+    app = create_app(operator, token=token)
+    # served beyond loopback: any Host, but every request needs the token
+    c = TestClient(app, base_url="http://inspector.example.net:8765")
+    refused = c.get("/")
+    assert refused.status_code == 401
+    assert refused.headers["www-authenticate"].startswith("Basic")
+    assert refused.headers["content-security-policy"] == CSP
+    assert c.get("/", auth=("any", "wrong")).status_code == 401
+    assert c.get("/", headers={"Authorization": "Basic !!"}).status_code == 401
+    assert c.get("/", headers={"Authorization": f"Bearer {token}"}).status_code == 401
+    page = c.get("/", auth=("any", token))
+    assert page.status_code == 200 and "Agents" in page.text
+    # still read-only, token or not
+    assert c.post("/", auth=("any", token)).status_code == 405
