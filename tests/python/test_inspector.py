@@ -261,3 +261,78 @@ def test_a_token_guards_a_remote_bind(operator: Store) -> None:
     assert page.status_code == 200 and "Agents" in page.text
     # still read-only, token or not
     assert c.post("/", auth=("any", token)).status_code == 405
+
+
+def _row(page: str, entry: UUID) -> str:
+    """The eligible-in table's row of ``entry``."""
+    found = re.search(
+        rf'<tr class="(ok|out)">\s*<td class="mono"><a href="[^"]*{entry}".*?</tr>', page, re.S
+    )
+    assert found is not None, entry
+    return found.group(0)
+
+
+def test_eligible_in_gives_each_rule(
+    operator: Store, store: Store, world: World, runtime_role: RuntimeRole
+) -> None:
+    a = world.agent
+    alice = store.resolve_actor(agent=a, connector="slack", external_id="U-ALICE")
+    bob = store.resolve_actor(agent=a, connector="slack", external_id="U-BOB", display_name="Bob")
+    dm = store.open_conversation(agent=a, connector="slack", external_ref="D1", kind="direct")
+    team = store.open_conversation(agent=a, connector="slack", external_ref="C1", kind="group")
+    said = store.record_message(
+        agent=a, conversation=dm, author=alice, body="my PIN is 1234", audience=[alice]
+    )
+    store.record_message(
+        agent=a, conversation=team, author=bob, body="hello all", audience=[alice, bob]
+    )
+    narrow = store.remember(
+        agent=a, body="Alice's PIN", source_message=said, visibility="conversation"
+    )
+    gone = store.remember(agent=a, body="Alice likes jazz", source_message=said)
+    store.forget(agent=a, entry=gone.entry)
+    shared = store.remember(agent=a, body="Alice moved to Porto", source_message=said)
+    store.share(agent=a, entry=shared.entry, revision=shared.revision, conversation=team)
+    note = store.note(agent=a, body="Team lunch is on Fridays")
+
+    c = client(operator)
+    page = ok(c, f"/agents/{a}/eligible", conversation=str(team))
+    # what may enter is memory_entry's answer, row by row
+    for m in operator.list_memories(agent=a, include_forgotten=True):
+        admitted = operator.memory_entry(agent=a, entry=m.entry, conversation=team)
+        assert _row(page, m.entry).startswith(f'<tr class="{"ok" if admitted else "out"}">')
+    assert "rule 1: the entry is forgotten" in _row(page, gone.entry)
+    assert "visibility &#39;conversation&#39;: its evidence came from slack D1" in _row(
+        page, narrow.entry
+    )
+    assert "rule 3: a sharing grant" in _row(page, shared.entry)
+    assert "operator note" in _row(page, note.entry)
+    tea = _row(page, world.entry)  # perspective, evidence seen by Alice only
+    assert "Bob could not observe evidence message" in tea
+    assert f"(its audience: {alice})" in tea  # no display name: the actor's id
+    # the entry page lists the grant and the evidence message's audience
+    entry = ok(c, f"/agents/{a}/memory/{shared.entry}")
+    assert "slack C1 (group)" in entry and "my PIN is 1234" in entry
+
+    # a runtime sees the same answers, the rule without the audiences it may not read
+    store.grant_hosting(agent=a, host=runtime_role.name)
+    runtime_role.hosted.append(a)
+    with agent_state.connect(runtime_role.dsn) as rt:
+        page = ok(client(rt), f"/agents/{a}/eligible", conversation=str(team))
+        assert _row(page, world.entry).startswith('<tr class="out">')
+        assert "shown to operators" in _row(page, world.entry)
+        assert "Bob" not in _row(page, world.entry)
+        run = ok(client(rt), f"/agents/{a}/runs/{world.run}")
+        assert "export_agent, which is for operators" in run
+    bad = c.get(f"/agents/{a}/eligible", params={"conversation": "<b>x</b>"})
+    assert bad.status_code == 400 and "&lt;b&gt;x" in bad.text
+
+
+def test_run_page_shows_snapshots_and_calls(operator: Store, world: World) -> None:
+    page = ok(client(operator), f"/agents/{world.agent}/runs/{world.run}")
+    assert "persona\nAlice: tea?" in page  # the prompt as snapshotted
+    assert "I drink green tea" in page  # the message it used, with its text
+    assert "m-1" in page and "900" in page  # the model call
+    row = re.search(r'<tr class="warn">\s*<td class="mono">' + str(world.tool_call), page)
+    assert row is not None  # the unconfirmed tool call, highlighted
+    assert '<svg xmlns="http://www.w3.org/2000/svg" class="over-run"' in page
