@@ -218,6 +218,9 @@ def test_only_get_and_head(operator: Store, world: World) -> None:
             assert r.status_code == 405, (method, path)
             assert r.headers["allow"] == "GET, HEAD"
     assert c.head("/").status_code == 200
+    # the policy: nothing but the app's own stylesheet, icon and forms
+    assert CSP.startswith("default-src 'none';") and "unsafe" not in CSP
+    assert "script-src" not in CSP  # falls back to default-src 'none'
 
 
 def test_requests_for_another_host_are_refused(operator: Store) -> None:
