@@ -10,9 +10,20 @@ address by default.
 
 from __future__ import annotations
 
+import os
 import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from uuid import UUID, uuid4
 
 import pytest
@@ -27,6 +38,7 @@ from agent_state import Store
 from agent_state.cli import _parser, main
 from agent_state.inspector.app import CSP, create_app
 from conftest import Require, RuntimeRole, TestRole, new_handle
+from test_cli import PACKAGE_DIR, bundle_built, server_binaries, without_dsn
 
 NEEDED = (
     "list_agents",
@@ -339,3 +351,59 @@ def test_run_page_shows_snapshots_and_calls(operator: Store, world: World) -> No
     row = re.search(r'<tr class="warn">\s*<td class="mono">' + str(world.tool_call), page)
     assert row is not None  # the unconfirmed tool call, highlighted
     assert '<svg xmlns="http://www.w3.org/2000/svg" class="over-run"' in page
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not bundle_built(), reason="bundled SQL not built: run make")
+@pytest.mark.skipif(not server_binaries(), reason="no local PostgreSQL server binaries")
+def test_inspect_demo_serves_a_throwaway_database() -> None:
+    """``agent-state inspect --demo``: starts a throwaway PostgreSQL, loads the demo's
+    agent, serves it; Ctrl-C stops it and removes the cluster."""
+    pytest.importorskip("uvicorn")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    own_tmp = Path(tempfile.mkdtemp(prefix="inspect-demo-tmp-"))
+    own_tmp.chmod(0o755)  # the postgres user runs the server when we are root
+    env = without_dsn()
+    env["TMPDIR"] = str(own_tmp)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(PACKAGE_DIR), env.get("PYTHONPATH")) if p)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "agent_state", "inspect", "--demo", "--port", str(port)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    try:
+        assert proc.stdout is not None
+        lines = []
+        deadline = time.monotonic() + 180
+        while time.monotonic() < deadline:
+            line = proc.stdout.readline()
+            if not line:
+                break
+            lines.append(line)
+            if line.startswith("agent-state inspect: http://"):
+                break
+        assert lines and lines[-1].startswith(f"agent-state inspect: http://127.0.0.1:{port}/")
+        handle = re.search(r"demo data loaded \(agent (demo-[0-9a-f]+)\)", "".join(lines))
+        assert handle is not None, lines
+        for _ in range(100):  # uvicorn starts listening right after the line is printed
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=10) as r:
+                    page = r.read().decode()
+                break
+            except (ConnectionRefusedError, urllib.error.URLError):
+                time.sleep(0.1)
+        assert handle.group(1) in page and "Demo Agent" in page
+    finally:
+        proc.send_signal(signal.SIGINT)
+        try:
+            _, err = proc.communicate(timeout=60)
+        finally:
+            proc.kill()
+        left = sorted(p.name for p in own_tmp.iterdir())
+        shutil.rmtree(own_tmp, ignore_errors=True)
+    assert "Traceback" not in err, err
+    assert left == [], left  # the throwaway cluster went with it
