@@ -175,6 +175,9 @@ def test_moment_picker_shows_the_state_then(operator: Store, world: World) -> No
     # two moments: what changed between them
     both = ok(c, f"/agents/{world.agent}/timeline", since=world.persona_v1_at, at="2999-01-01")
     assert '<span class="add">+&gt; You answer in French.</span>' in both
+    # a browser drops trailing zeros of the milliseconds (.5 for .500)
+    short = ok(c, f"/agents/{world.agent}/timeline", at="2999-01-01T00:00:00.5")
+    assert "State at 2999-01-01 00:00:00.500000+00:00" in short
     bad = c.get(f"/agents/{world.agent}/timeline", params={"at": "<b>soon</b>"})
     assert bad.status_code == 400 and "&lt;b&gt;soon" in bad.text
 

@@ -37,9 +37,11 @@ pytest.importorskip("selenium", reason="selenium is not installed (pip install s
 
 import uvicorn
 from selenium import webdriver
+from selenium.common.exceptions import WebDriverException
 from selenium.webdriver.chrome.options import Options
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
 
 import agent_state
 from agent_state import Store
@@ -47,6 +49,8 @@ from agent_state._demo import Demo
 from agent_state.inspector.app import create_app
 from conftest import ROOT, Require, RuntimeRole, TestRole, new_handle
 
+# Selenium is given the system driver; Selenium Manager must not look anything up.
+os.environ.setdefault("SE_OFFLINE", "true")
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 DRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
 if not (os.access(CHROMIUM, os.X_OK) and os.access(DRIVER, os.X_OK)):
@@ -277,6 +281,21 @@ def _ms_after(moment: datetime) -> datetime:
     return whole if whole == moment else whole + timedelta(milliseconds=1)
 
 
+def _loaded(before: str) -> Callable[[Any], bool]:
+    """A wait condition: a page other than ``before``, with a moment, showing a persona."""
+
+    def done(driver: Any) -> bool:
+        url = driver.current_url
+        return bool(
+            url != before
+            and "at=" in url
+            and driver.execute_script("return document.readyState") == "complete"
+            and driver.find_elements(By.CSS_SELECTOR, "pre.persona")
+        )
+
+    return done
+
+
 def test_moment_picker_changes_what_is_shown(browser: Any, operator: Store, world: World) -> None:
     a = world.agent
     # Two moments the picker can express at which different personas were active.
@@ -297,9 +316,14 @@ def test_moment_picker_changes_what_is_shown(browser: Any, operator: Store, worl
             value = moment.strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3]  # UTC, as the form says
             # A datetime-local field's keyboard entry depends on the locale: set its value.
             browser.execute_script("arguments[0].value = arguments[1]", field, value)
+            before = browser.current_url
             browser.find_element(By.CSS_SELECTOR, "form.moment button").click()
+            # The form's GET loads a new page (the browser may write the value shorter:
+            # .230 as .23), so wait for a new URL with a moment in it.
+            WebDriverWait(browser, 20, ignored_exceptions=(WebDriverException,)).until(
+                _loaded(before)
+            )
             assert console_errors(browser) == []
-            assert "at=" in browser.current_url
             shown.append(browser.find_element(By.CSS_SELECTOR, "pre.persona").text)
         screenshot(browser, "timeline-moment")
     assert shown == [body1, body2]

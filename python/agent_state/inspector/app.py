@@ -10,6 +10,7 @@ import base64
 import difflib
 import hmac
 import json
+import re
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -165,6 +166,9 @@ def _parse_moment(value: str | None, name: str) -> datetime | None:
     text = value.strip().replace(" ", "T")
     if text.endswith(("Z", "z")):
         text = text[:-1] + "+00:00"
+    # A browser writes a datetime-local value without trailing zeros (.23 for .230);
+    # before Python 3.11, fromisoformat takes 3 or 6 fraction digits only.
+    text = re.sub(r"(T\d\d:\d\d:\d\d)\.(\d{1,6})", lambda m: f"{m[1]}.{m[2]:0<6}", text)
     try:
         moment = datetime.fromisoformat(text)
     except ValueError:

@@ -330,6 +330,8 @@ def budget_over_run(ledger: Ledger, run: Any, state: dict[str, Any]) -> dict[str
         "plot_width": width,
         "plot_height": height,
         "limit_y": round(limit_y, 1),
+        "half_y": round(top + height * (1 - 0.5 / 1.1), 1),
+        "zero_y": top + height,
         "start": start,
         "end": end,
     }

@@ -351,6 +351,10 @@ _RUN = """\
  y1="{{ over_run.limit_y }}" y2="{{ over_run.limit_y }}" stroke="#cf222e"
  stroke-dasharray="4 3"/>
 <text x="2" y="{{ over_run.limit_y + 4 }}" font-size="11" fill="#cf222e">limit</text>
+<line x1="{{ over_run.left }}" x2="{{ over_run.left + over_run.plot_width }}"
+ y1="{{ over_run.half_y }}" y2="{{ over_run.half_y }}" stroke="#eef1f5"/>
+<text x="2" y="{{ over_run.half_y + 4 }}" font-size="11" fill="#6e7781">50%</text>
+<text x="2" y="{{ over_run.zero_y + 4 }}" font-size="11" fill="#6e7781">0</text>
 {% for l in over_run.lines %}
 <polyline fill="none" stroke="{{ l.colour }}" stroke-width="2" points="{{ l.points }}"/>
 <text x="{{ over_run.left + loop.index0 * 190 }}"
