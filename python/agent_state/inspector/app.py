@@ -348,6 +348,11 @@ class _Inspector:
                     **asdict(r),
                     "diff": None if previous is None else _line_diff(previous, r.body),
                     "evidence": evidence,
+                    "subject_name": (
+                        ledger.actor_name(r.subject)
+                        if ledger is not None and r.subject is not None
+                        else None
+                    ),
                     "source_actor_name": (
                         ledger.actor_name(r.source_actor)
                         if ledger is not None and r.source_actor is not None

@@ -176,11 +176,12 @@ _ENTRY = """\
 <h2>revision {{ r.revision }}: {{ r.operation }}</h2>
 <table>
 <tr><th>at</th><td class="mono">{{ r.created_at }}</td></tr>
-<tr><th>subject</th><td class="mono">{{ r.subject or "none" }}</td></tr>
+<tr><th>subject</th><td>{% if r.subject_name %}{{ r.subject_name }} {% endif -%}
+<span class="mono">{{ r.subject or "none" }}</span></td></tr>
 <tr><th>visibility</th><td>{{ r.visibility }}</td></tr>
 <tr><th>source</th><td>{{ r.source_type }}</td></tr>
-<tr><th>source actor</th><td class="mono">{{ r.source_actor or "none" }}</td></tr>
-<tr><th>source actor name</th><td>{{ r.source_actor_name or "" }}</td></tr>
+<tr><th>source actor</th><td>{% if r.source_actor_name %}{{ r.source_actor_name }} {% endif -%}
+<span class="mono">{{ r.source_actor or "none" }}</span></td></tr>
 </table>
 <h3>evidence messages</h3>
 {% if r.evidence %}
