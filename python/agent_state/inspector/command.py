@@ -76,8 +76,11 @@ DESCRIPTION = """\
 Serves a read-only web page over the read functions, as the DSN's role (it sees what
 that role may see): the agents; per agent the persona and profile history with what
 changed between revisions, the tool grants, the memory entries with their revisions and
-provenance, the timeline with a moment picker that shows the state as it was then, the
-runs with their budget and unconfirmed tool calls, and verify() for operators.
+provenance, which entries may enter a chosen conversation and the rule that keeps each
+other one out, the timeline with a moment picker that shows the state as it was then,
+the runs with their budget and unconfirmed tool calls, and verify() with each agent's
+chain head. As an operator also the evidence messages with their audiences, sharing
+grants, and each run's snapshots, model and tool calls and checkpoints.
 
 It listens on the loopback address unless given --allow-remote (then every request
 must carry a token), answers GET and HEAD (any other method: 405) and escapes every
