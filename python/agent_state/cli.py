@@ -685,7 +685,7 @@ class _NoServer(Exception):
 
 @contextmanager
 def _store(args: argparse.Namespace, err: TextIO) -> Iterator[Store]:
-    if default_dsn(args.dsn):
+    if default_dsn(args.dsn) and not getattr(args, "demo", False):
         conn = _connect(args.dsn, "--dsn", autocommit=True)
         with Store(conn, owned=True) as store:
             yield store
@@ -703,6 +703,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     out, err = sys.stdout, sys.stderr
     if args.command == "embed" and args.embedder != WORDLLAMA and not args.model:
         parser.error("embed: --model is needed with --embedder MODULE:FUNCTION")
+    if getattr(args, "check", None) is not None:  # a command's own cross-argument checks
+        args.check(parser, args)
     func: Callable[[Store, argparse.Namespace, TextIO], None] = args.func
     if not default_dsn(args.dsn) and not getattr(args, "throwaway", False):
         # A throwaway database would hold no state to read or change.

@@ -10,9 +10,20 @@ address by default.
 
 from __future__ import annotations
 
+import os
 import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from uuid import UUID, uuid4
 
 import pytest
@@ -24,9 +35,10 @@ from starlette.testclient import TestClient
 
 import agent_state
 from agent_state import Store
-from agent_state.cli import _parser
+from agent_state.cli import _parser, main
 from agent_state.inspector.app import CSP, create_app
 from conftest import Require, RuntimeRole, TestRole, new_handle
+from test_cli import PACKAGE_DIR, bundle_built, server_binaries, without_dsn
 
 NEEDED = (
     "list_agents",
@@ -163,6 +175,9 @@ def test_moment_picker_shows_the_state_then(operator: Store, world: World) -> No
     # two moments: what changed between them
     both = ok(c, f"/agents/{world.agent}/timeline", since=world.persona_v1_at, at="2999-01-01")
     assert '<span class="add">+&gt; You answer in French.</span>' in both
+    # a browser drops trailing zeros of the milliseconds (.5 for .500)
+    short = ok(c, f"/agents/{world.agent}/timeline", at="2999-01-01T00:00:00.5")
+    assert "State at 2999-01-01 00:00:00.500000+00:00" in short
     bad = c.get(f"/agents/{world.agent}/timeline", params={"at": "<b>soon</b>"})
     assert bad.status_code == 400 and "&lt;b&gt;soon" in bad.text
 
@@ -218,6 +233,9 @@ def test_only_get_and_head(operator: Store, world: World) -> None:
             assert r.status_code == 405, (method, path)
             assert r.headers["allow"] == "GET, HEAD"
     assert c.head("/").status_code == 200
+    # the policy: nothing but the app's own stylesheet, icon and forms
+    assert CSP.startswith("default-src 'none';") and "unsafe" not in CSP
+    assert "script-src" not in CSP  # falls back to default-src 'none'
 
 
 def test_requests_for_another_host_are_refused(operator: Store) -> None:
@@ -228,10 +246,167 @@ def test_requests_for_another_host_are_refused(operator: Store) -> None:
         assert TestClient(create_app(operator), base_url=base).get("/").status_code == 200
 
 
-def test_cli_binds_to_loopback_by_default() -> None:
+def test_cli_binds_to_loopback_by_default(capsys: pytest.CaptureFixture[str]) -> None:
     args = _parser().parse_args(["inspect"])
-    assert args.host == "127.0.0.1" and args.port == 8765
+    assert args.host == "127.0.0.1" and args.port == 8765 and not args.allow_remote
     assert _parser().parse_args(["inspect", "--host", "::1", "--port", "0"]).host == "::1"
+    # another address needs --allow-remote (which brings the token), checked before any
+    # database is asked for
+    for argv in (["inspect", "--host", "0.0.0.0"], ["inspect", "--host", "192.0.2.7"]):
+        with pytest.raises(SystemExit) as exc:
+            main([*argv, "--dsn", "host=/nonexistent"])
+        assert exc.value.code == 2
+        assert "not a loopback address" in capsys.readouterr().err
+    # --demo starts its own database: a DSN with it is refused
     with pytest.raises(SystemExit) as exc:
-        _parser().parse_args(["inspect", "--host", "0.0.0.0"])
-    assert exc.value.code == 2
+        main(["inspect", "--demo", "--dsn", "host=/nonexistent"])
+    assert exc.value.code == 2 and "--demo" in capsys.readouterr().err
+
+
+def test_a_token_guards_a_remote_bind(operator: Store) -> None:
+    token = "s3cret-token"
+    app = create_app(operator, token=token)
+    # served beyond loopback: any Host, but every request needs the token
+    c = TestClient(app, base_url="http://inspector.example.net:8765")
+    refused = c.get("/")
+    assert refused.status_code == 401
+    assert refused.headers["www-authenticate"].startswith("Basic")
+    assert refused.headers["content-security-policy"] == CSP
+    assert c.get("/", auth=("any", "wrong")).status_code == 401
+    assert c.get("/", headers={"Authorization": "Basic !!"}).status_code == 401
+    assert c.get("/", headers={"Authorization": f"Bearer {token}"}).status_code == 401
+    page = c.get("/", auth=("any", token))
+    assert page.status_code == 200 and "Agents" in page.text
+    # still read-only, token or not
+    assert c.post("/", auth=("any", token)).status_code == 405
+
+
+def _row(page: str, entry: UUID) -> str:
+    """The eligible-in table's row of ``entry``."""
+    found = re.search(
+        rf'<tr class="(ok|out)">\s*<td class="mono"><a href="[^"]*{entry}".*?</tr>', page, re.S
+    )
+    assert found is not None, entry
+    return found.group(0)
+
+
+def test_eligible_in_gives_each_rule(
+    operator: Store, store: Store, world: World, runtime_role: RuntimeRole
+) -> None:
+    a = world.agent
+    alice = store.resolve_actor(agent=a, connector="slack", external_id="U-ALICE")
+    bob = store.resolve_actor(agent=a, connector="slack", external_id="U-BOB", display_name="Bob")
+    dm = store.open_conversation(agent=a, connector="slack", external_ref="D1", kind="direct")
+    team = store.open_conversation(agent=a, connector="slack", external_ref="C1", kind="group")
+    said = store.record_message(
+        agent=a, conversation=dm, author=alice, body="my PIN is 1234", audience=[alice]
+    )
+    store.record_message(
+        agent=a, conversation=team, author=bob, body="hello all", audience=[alice, bob]
+    )
+    narrow = store.remember(
+        agent=a, body="Alice's PIN", source_message=said, visibility="conversation"
+    )
+    gone = store.remember(agent=a, body="Alice likes jazz", source_message=said)
+    store.forget(agent=a, entry=gone.entry)
+    shared = store.remember(agent=a, body="Alice moved to Porto", source_message=said)
+    store.share(agent=a, entry=shared.entry, revision=shared.revision, conversation=team)
+    note = store.note(agent=a, body="Team lunch is on Fridays")
+
+    c = client(operator)
+    page = ok(c, f"/agents/{a}/eligible", conversation=str(team))
+    # what may enter is memory_entry's answer, row by row
+    for m in operator.list_memories(agent=a, include_forgotten=True):
+        admitted = operator.memory_entry(agent=a, entry=m.entry, conversation=team)
+        assert _row(page, m.entry).startswith(f'<tr class="{"ok" if admitted else "out"}">')
+    assert "rule 1: the entry is forgotten" in _row(page, gone.entry)
+    assert "visibility &#39;conversation&#39;: its evidence came from slack D1" in _row(
+        page, narrow.entry
+    )
+    assert "rule 3: a sharing grant" in _row(page, shared.entry)
+    assert "operator note" in _row(page, note.entry)
+    tea = _row(page, world.entry)  # perspective, evidence seen by Alice only
+    assert "Bob could not observe evidence message" in tea
+    assert f"(its audience: {alice})" in tea  # no display name: the actor's id
+    # the entry page lists the grant and the evidence message's audience
+    entry = ok(c, f"/agents/{a}/memory/{shared.entry}")
+    assert "slack C1 (group)" in entry and "my PIN is 1234" in entry
+
+    # a runtime sees the same answers, the rule without the audiences it may not read
+    store.grant_hosting(agent=a, host=runtime_role.name)
+    runtime_role.hosted.append(a)
+    with agent_state.connect(runtime_role.dsn) as rt:
+        page = ok(client(rt), f"/agents/{a}/eligible", conversation=str(team))
+        assert _row(page, world.entry).startswith('<tr class="out">')
+        assert "shown to operators" in _row(page, world.entry)
+        assert "Bob" not in _row(page, world.entry)
+        run = ok(client(rt), f"/agents/{a}/runs/{world.run}")
+        assert "export_agent, which is for operators" in run
+    bad = c.get(f"/agents/{a}/eligible", params={"conversation": "<b>x</b>"})
+    assert bad.status_code == 400 and "&lt;b&gt;x" in bad.text
+
+
+def test_run_page_shows_snapshots_and_calls(operator: Store, world: World) -> None:
+    page = ok(client(operator), f"/agents/{world.agent}/runs/{world.run}")
+    assert "persona\nAlice: tea?" in page  # the prompt as snapshotted
+    assert "I drink green tea" in page  # the message it used, with its text
+    assert "m-1" in page and "900" in page  # the model call
+    row = re.search(r'<tr class="warn">\s*<td class="mono">' + str(world.tool_call), page)
+    assert row is not None  # the unconfirmed tool call, highlighted
+    assert '<svg xmlns="http://www.w3.org/2000/svg" class="over-run"' in page
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not bundle_built(), reason="bundled SQL not built: run make")
+@pytest.mark.skipif(not server_binaries(), reason="no local PostgreSQL server binaries")
+def test_inspect_demo_serves_a_throwaway_database() -> None:
+    """``agent-state inspect --demo``: starts a throwaway PostgreSQL, loads the demo's
+    agent, serves it; Ctrl-C stops it and removes the cluster."""
+    pytest.importorskip("uvicorn")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    own_tmp = Path(tempfile.mkdtemp(prefix="inspect-demo-tmp-"))
+    own_tmp.chmod(0o755)  # the postgres user runs the server when we are root
+    env = without_dsn()
+    env["TMPDIR"] = str(own_tmp)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(PACKAGE_DIR), env.get("PYTHONPATH")) if p)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "agent_state", "inspect", "--demo", "--port", str(port)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    try:
+        assert proc.stdout is not None
+        lines = []
+        deadline = time.monotonic() + 180
+        while time.monotonic() < deadline:
+            line = proc.stdout.readline()
+            if not line:
+                break
+            lines.append(line)
+            if line.startswith("agent-state inspect: http://"):
+                break
+        assert lines and lines[-1].startswith(f"agent-state inspect: http://127.0.0.1:{port}/")
+        handle = re.search(r"demo data loaded \(agent (demo-[0-9a-f]+)\)", "".join(lines))
+        assert handle is not None, lines
+        for _ in range(100):  # uvicorn starts listening right after the line is printed
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=10) as r:
+                    page = r.read().decode()
+                break
+            except (ConnectionRefusedError, urllib.error.URLError):
+                time.sleep(0.1)
+        assert handle.group(1) in page and "Demo Agent" in page
+    finally:
+        proc.send_signal(signal.SIGINT)
+        try:
+            _, err = proc.communicate(timeout=60)
+        finally:
+            proc.kill()
+        left = sorted(p.name for p in own_tmp.iterdir())
+        shutil.rmtree(own_tmp, ignore_errors=True)
+    assert "Traceback" not in err, err
+    assert left == [], left  # the throwaway cluster went with it

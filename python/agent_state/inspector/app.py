@@ -6,8 +6,11 @@ escaped by the templates."""
 
 from __future__ import annotations
 
+import base64
 import difflib
+import hmac
 import json
+import re
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -23,10 +26,18 @@ from starlette.responses import HTMLResponse, PlainTextResponse, Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from ..errors import CrossPerspectiveReference, Error, InvalidArgument, NotFound, PermissionDenied
+from ..errors import (
+    CrossPerspectiveReference,
+    Error,
+    InvalidArgument,
+    NotFound,
+    NotInstalled,
+    PermissionDenied,
+)
 from ..store import Store
 from .command import is_loopback
-from .templates import STYLE, environment
+from .ledger import Ledger, budget_over_run, why_eligible, why_not_eligible
+from .templates import ICON, STYLE, environment
 
 __all__ = ["CSP", "create_app"]
 
@@ -51,8 +62,9 @@ class _Guard:
     """Pure ASGI middleware: 405 for every method but GET and HEAD (on every path),
     400 for a Host that is not a loopback name, and the security headers."""
 
-    def __init__(self, app: ASGIApp) -> None:
+    def __init__(self, app: ASGIApp, token: str | None = None) -> None:
         self.app = app
+        self.token = token
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -66,7 +78,21 @@ class _Guard:
             )
             await response(scope, receive, self._with_headers(send))
             return
-        host = _host_name(dict(scope["headers"]).get(b"host", b"").decode("latin-1"))
+        headers = dict(scope["headers"])
+        if self.token is not None:
+            # Served beyond this machine: every request carries the token (HTTP Basic,
+            # any user name). The token, not the Host, then keeps other pages out.
+            if not _token_matches(headers.get(b"authorization", b""), self.token):
+                response = PlainTextResponse(
+                    "the inspector needs its token (the password of HTTP Basic auth)\n",
+                    status_code=401,
+                    headers={"WWW-Authenticate": 'Basic realm="agent_state inspector"'},
+                )
+                await response(scope, receive, self._with_headers(send))
+                return
+            await self.app(scope, receive, self._with_headers(send))
+            return
+        host = _host_name(headers.get(b"host", b"").decode("latin-1"))
         if not is_loopback(host):
             response = PlainTextResponse(
                 "the inspector answers requests for a loopback host only\n", status_code=400
@@ -83,6 +109,19 @@ class _Guard:
             await send(message)
 
         return wrapped
+
+
+def _token_matches(header: bytes, token: str) -> bool:
+    """Whether an Authorization header is HTTP Basic with ``token`` as the password."""
+    scheme, _, value = header.decode("latin-1").partition(" ")
+    if scheme.lower() != "basic":
+        return False
+    try:
+        decoded = base64.b64decode(value.strip(), validate=True).decode("utf-8")
+    except (ValueError, UnicodeDecodeError):
+        return False
+    password = decoded.partition(":")[2]
+    return hmac.compare_digest(password.encode(), token.encode())
 
 
 def _host_name(header: str) -> str:
@@ -127,6 +166,9 @@ def _parse_moment(value: str | None, name: str) -> datetime | None:
     text = value.strip().replace(" ", "T")
     if text.endswith(("Z", "z")):
         text = text[:-1] + "+00:00"
+    # A browser writes a datetime-local value without trailing zeros (.23 for .230);
+    # before Python 3.11, fromisoformat takes 3 or 6 fraction digits only.
+    text = re.sub(r"(T\d\d:\d\d:\d\d)\.(\d{1,6})", lambda m: f"{m[1]}.{m[2]:0<6}", text)
     try:
         moment = datetime.fromisoformat(text)
     except ValueError:
@@ -221,6 +263,14 @@ class _Inspector:
                 return a.handle
         return str(agent)
 
+    @staticmethod
+    def ledger(store: Store, agent: UUID) -> Ledger | None:
+        """export_agent's rows (operators only); None when this role may not read them."""
+        try:
+            return Ledger(store.export_agent(agent=agent))
+        except PermissionDenied:
+            return None
+
     # -- pages ---------------------------------------------------------------------------
 
     def agents(self, request: Request) -> Response:
@@ -286,13 +336,93 @@ class _Inspector:
         with self.reading() as s:
             history = s.memory_history(agent=agent, entry=entry)
             handle = self.handle_of(s, agent)
+            ledger = self.ledger(s, agent)
         rows, previous = [], None
         for r in history:
+            evidence = [
+                ledger.message(m) if ledger is not None else {"message": str(m), "known": False}
+                for m in r.source_messages or []
+            ]
             rows.append(
-                {**asdict(r), "diff": None if previous is None else _line_diff(previous, r.body)}
+                {
+                    **asdict(r),
+                    "diff": None if previous is None else _line_diff(previous, r.body),
+                    "evidence": evidence,
+                    "subject_name": (
+                        ledger.actor_name(r.subject)
+                        if ledger is not None and r.subject is not None
+                        else None
+                    ),
+                    "source_actor_name": (
+                        ledger.actor_name(r.source_actor)
+                        if ledger is not None and r.source_actor is not None
+                        else None
+                    ),
+                }
             )
             previous = r.body
-        return self.page("entry.html", agent_id=agent, handle=handle, entry=entry, revisions=rows)
+        return self.page(
+            "entry.html",
+            agent_id=agent,
+            handle=handle,
+            entry=entry,
+            revisions=rows,
+            operator_view=ledger is not None,
+            shares=ledger.shares(entry) if ledger is not None else [],
+            redacted=ledger is not None and str(entry) in ledger.redacted,
+        )
+
+    def eligible(self, request: Request) -> Response:
+        """For a chosen conversation: which entries may enter its context
+        (memory_entry with that conversation), and for each that may not, the rule."""
+        agent: UUID = request.path_params["agent"]
+        chosen = request.query_params.get("conversation") or None
+        with self.reading() as s:
+            handle = self.handle_of(s, agent)
+            conversations = s.list_conversations(agent=agent, max_results=_MAX_LIST)
+            rows: list[Any] = []
+            ledger = None
+            conversation: UUID | None = None
+            if chosen is not None:
+                try:
+                    conversation = UUID(chosen)
+                except ValueError:
+                    raise InvalidArgument(f"conversation: not an id: {chosen[:40]!r}") from None
+                ledger = self.ledger(s, agent)
+                memories = s.list_memories(
+                    agent=agent, include_forgotten=True, max_results=_MAX_LIST
+                )
+                for m in memories:
+                    admitted = s.memory_entry(agent=agent, entry=m.entry, conversation=conversation)
+                    history = s.memory_history(agent=agent, entry=m.entry)
+                    current = next((h for h in history if h.revision == m.revision), None)
+                    if admitted is not None:
+                        rule = why_eligible(m, current, conversation, ledger)
+                        rows.append({"m": m, "eligible": True, "rule": rule, "details": []})
+                    else:
+                        rule, reason, details = why_not_eligible(m, current, conversation, ledger)
+                        rows.append(
+                            {
+                                "m": m,
+                                "eligible": False,
+                                "rule": f"{rule}: {reason}",
+                                "details": details,
+                            }
+                        )
+        names = {
+            c.conversation: f"{c.connector} {c.external_ref} ({c.kind})" for c in conversations
+        }
+        return self.page(
+            "eligible.html",
+            agent_id=agent,
+            handle=handle,
+            conversations=conversations,
+            chosen=conversation,
+            chosen_name=names.get(conversation, str(conversation)) if conversation else None,
+            rows=rows,
+            operator_view=ledger is not None,
+            eligible_count=sum(1 for r in rows if r["eligible"]),
+        )
 
     def timeline(self, request: Request) -> Response:
         agent: UUID = request.path_params["agent"]
@@ -345,6 +475,27 @@ class _Inspector:
         with self.reading() as s:
             state = s.recover_run(agent=agent, run=run)
             handle = self.handle_of(s, agent)
+            ledger = self.ledger(s, agent)
+            ledger_run: dict[str, Any] | None = None
+            over_run = None
+            if ledger is not None:
+                sources = {
+                    snap["snapshot_id"]: s.snapshot_sources(
+                        agent=agent, snapshot=snap["snapshot_id"]
+                    )
+                    for snap in ledger.rows("prompt_snapshots", run_id=run)
+                }
+                ledger_run = ledger.run(run, sources)
+                for c in ledger_run["model_calls"]:
+                    c["request_json"] = _json(c.get("request"))
+                    c["response_json"] = _json(c.get("response"))
+                for c in ledger_run["tool_calls"]:
+                    c["input_json"] = _json(c.get("input"))
+                    for r in c["results"]:
+                        r["output_json"] = _json(r.get("output"))
+                for cp in ledger_run["checkpoints"]:
+                    cp["frontier_json"] = _json(cp.get("frontier"))
+                over_run = budget_over_run(ledger, run, state)
         unconfirmed = [
             {**c, "input": _json(c.get("input")), "output": _json(c.get("output"))}
             for c in state.get("unconfirmed_tool_calls") or []
@@ -360,18 +511,32 @@ class _Inspector:
             task_context=_json(state.get("task_context")),
             detail=_json(state.get("detail")),
             raw=_json(state),
+            ledger=ledger_run,
+            over_run=over_run,
         )
 
     def verify(self, request: Request) -> Response:
         try:
             with self.reading() as s:
                 violations = s.verify()
+                heads = []
+                for a in s.list_agents():
+                    try:
+                        heads.append({"agent": a, "head": s.chain_head(agent=a.agent)})
+                    except NotInstalled:
+                        break
         except PermissionDenied as e:
-            return self.page("verify.html", status=403, refused=_refusal(e), violations=[])
-        return self.page("verify.html", refused=None, violations=violations)
+            return self.page(
+                "verify.html", status=403, refused=_refusal(e), violations=[], heads=[]
+            )
+        return self.page("verify.html", refused=None, violations=violations, heads=heads)
 
     def style(self, request: Request) -> Response:
         return Response(STYLE, media_type="text/css")
+
+    def icon(self, request: Request) -> Response:
+        """The tab's icon, served by the app (a browser asks for /favicon.ico anyway)."""
+        return Response(ICON, media_type="image/svg+xml")
 
 
 def _refusal(e: Error) -> str:
@@ -409,8 +574,11 @@ def _guarded(inspector: _Inspector, page: Callable[[Request], Response]) -> Any:
     return endpoint
 
 
-def create_app(store: Store) -> Starlette:
-    """The inspector over ``store``, which it only reads (its role decides what is seen)."""
+def create_app(store: Store, token: str | None = None) -> Starlette:
+    """The inspector over ``store``, which it only reads (its role decides what is seen).
+
+    With a ``token``, every request must carry it (HTTP Basic auth, as the password) and
+    any Host is answered: that is how it is served beyond the loopback address."""
     ins = _Inspector(store)
 
     def get(path: str, page: Callable[[Request], Response]) -> Route:
@@ -421,12 +589,14 @@ def create_app(store: Store) -> Starlette:
         get("/agents/{agent:uuid}", ins.agent),
         get("/agents/{agent:uuid}/memory", ins.memory),
         get("/agents/{agent:uuid}/memory/{entry:uuid}", ins.entry),
+        get("/agents/{agent:uuid}/eligible", ins.eligible),
         get("/agents/{agent:uuid}/timeline", ins.timeline),
         get("/agents/{agent:uuid}/runs", ins.runs),
         get("/agents/{agent:uuid}/runs/{run:uuid}", ins.run),
         get("/verify", ins.verify),
         get("/static/style.css", ins.style),
+        get("/favicon.ico", ins.icon),
     ]
     app = Starlette(routes=routes)
-    app.add_middleware(_Guard)
+    app.add_middleware(_Guard, token=token)
     return app
