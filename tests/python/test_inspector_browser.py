@@ -190,7 +190,15 @@ def world(dsn: str) -> World:
             agent=a, entry=peanuts.entry, expected_revision=peanuts.revision,
             body="Alice is allergic to peanuts and tree nuts.",
         )  # fmt: skip
-        bob_fact = next(m for m in s.list_memories(agent=a) if "Bob" in m.body)
+        # The demo remembers this in its part on meaning, which it skips where the
+        # database has no pgvector: written here then, as the demo does.
+        bob_fact = next((m for m in s.list_memories(agent=a) if "Bob" in m.body), None)
+        if bob_fact is None:
+            s.remember(
+                agent=a, body="Bob is organising the team offsite.",
+                source_message=demo.m_team, subject=demo.bob,
+            )  # fmt: skip
+            bob_fact = next(m for m in s.list_memories(agent=a) if "Bob" in m.body)
         s.share(agent=a, entry=bob_fact.entry, revision=bob_fact.revision, conversation=demo.dm)
         run = s.list_runs(agent=a)[0].run
         second = s.start_run(
