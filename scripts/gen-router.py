@@ -11,7 +11,8 @@ catalog and writes:
   the call on one named shard (what the hand-written router functions use);
 * for each function whose first parameter is ``agent uuid``, agent_state.NAME with
   the same signature, routed by the directory (agent_state_router._route);
-* the grants, and the shard's COMMENT ON FUNCTION for each routed function.
+* the shard's COMMENT ON FUNCTION for each routed function (the grants are in
+  router/privileges.sql, loaded last).
 
 The functions that do not route by their first parameter (they place agents, reach
 every shard or take no agent) are written by hand in router/router.sql; a function
@@ -42,10 +43,20 @@ API_FILE = PACKAGE / "router" / "api.sql"
 
 # Written by hand in router.sql: they place agents (create_agent, fork_agent,
 # import_agent), find one by handle, or reach every shard.
-HAND = frozenset({
-    "create_agent", "fork_agent", "import_agent", "find_agent", "list_agents", "verify",
-    "index_embeddings", "version", "shard_inventory", "register_tool",
-})
+HAND = frozenset(
+    {
+        "create_agent",
+        "fork_agent",
+        "import_agent",
+        "find_agent",
+        "list_agents",
+        "verify",
+        "index_embeddings",
+        "version",
+        "shard_inventory",
+        "register_tool",
+    }
+)
 
 CATALOG = """
 SELECT p.proname::text AS name,
@@ -96,7 +107,7 @@ def render(conn: psycopg.Connection[Any]) -> str:
             select = f"SELECT * FROM agent_state.{name}({call_args})"
         else:
             select = f"SELECT agent_state.{name}({call_args})"
-        plain = ", ".join(f"{n} {t}" for n, t in zip(argnames, argtypes))
+        plain = ", ".join(f"{n} {t}" for n, t in zip(argnames, argtypes, strict=True))
         on_args = "server text" + (", " + plain if plain else "")
         out += [
             f"CREATE FUNCTION agent_state_router._on_{name}({on_args})",
@@ -114,8 +125,8 @@ def render(conn: psycopg.Connection[Any]) -> str:
             continue
         if not (argnames and argnames[0] == "agent" and argtypes[0] == "uuid"):
             raise CatalogError(
-                f"{name}({identity}) takes no agent first: write its router function in "
-                "python/agent_state/router/router.sql and add it to HAND"
+                f"{name}({identity}) takes no agent first: write its router function "
+                "in python/agent_state/router/router.sql and add it to HAND"
             )
         out += [
             f"CREATE FUNCTION agent_state.{name}({args})",
@@ -130,37 +141,11 @@ def render(conn: psycopg.Connection[Any]) -> str:
         ]
         routed.append(name)
         if comment:
-            out += [f"COMMENT ON FUNCTION agent_state.{name}({identity}) IS", quote_literal(comment) + ";", ""]
-    out += [
-        "-- Privileges: nothing for PUBLIC; the API and the helpers a call evaluates",
-        "-- as the caller for both group roles (each shard checks every call again);",
-        "-- what writes the directory for operators only.",
-        "DO $privileges$",
-        "DECLARE",
-        "    f record;",
-        "    operator_only constant text [] := ARRAY[",
-        "        '_reserve', '_placed', '_directory_set', '_resolve', '_lock_for_move',",
-        "        '_directory_entry', '_directory_all', 'move_agent', 'shard_check'",
-        "    ];",
-        "BEGIN",
-        "    FOR f IN",
-        "        SELECT p.oid::regprocedure AS sig, p.proname::text AS name,",
-        "               p.pronamespace = 'agent_state'::regnamespace AS api",
-        "        FROM pg_catalog.pg_proc AS p",
-        "        WHERE p.pronamespace IN ('agent_state'::regnamespace, 'agent_state_router'::regnamespace)",
-        "    LOOP",
-        "        EXECUTE pg_catalog.format('REVOKE ALL ON FUNCTION %s FROM PUBLIC', f.sig);",
-        "        CONTINUE WHEN f.name = 'add_shard';",
-        "        IF f.name = ANY (operator_only) THEN",
-        "            EXECUTE pg_catalog.format('GRANT EXECUTE ON FUNCTION %s TO agent_state_operator', f.sig);",
-        "        ELSE",
-        "            EXECUTE pg_catalog.format(",
-        "                'GRANT EXECUTE ON FUNCTION %s TO agent_state_operator, agent_state_runtime', f.sig);",
-        "        END IF;",
-        "    END LOOP;",
-        "END",
-        "$privileges$;",
-    ]
+            out += [
+                f"COMMENT ON FUNCTION agent_state.{name}({identity}) IS",
+                quote_literal(comment) + ";",
+                "",
+            ]
     return "\n".join(out) + "\n"
 
 
@@ -204,8 +189,10 @@ def main() -> int:
     current = API_FILE.read_text(encoding="utf-8") if API_FILE.is_file() else None
     if args.check:
         if current != text:
-            print(f"gen-router: {API_FILE.relative_to(ROOT)} is out of date (make router)",
-                  file=sys.stderr)
+            print(
+                f"gen-router: {API_FILE.relative_to(ROOT)} is out of date (make router)",
+                file=sys.stderr,
+            )
             return 1
         return 0
     if current != text:

@@ -18,7 +18,7 @@ from psycopg_pool import AsyncConnectionPool
 from ._api import AsyncStoreAPI
 from ._calls import Fn, Id, R
 from ._common import Embedder, check_dsn, check_vectors, connection_failed, resolve_dsn
-from .errors import _mapped
+from .errors import MOVE_RETRY_SECONDS, Moving, _mapped
 from .results import RecallHit
 
 __all__ = ["AsyncStore", "connect_async"]
@@ -173,6 +173,30 @@ class AsyncStore(AsyncStoreAPI):
             yield await self._own_connection()
 
     async def _call(self, fn: Fn[R], **args: object) -> R:
+        # 55006 (the agent is being moved between shards, nothing written): retried
+        # with a growing pause while the call is its own transaction.
+        delay, waited = 0.02, 0.0
+        while True:
+            try:
+                return await self._call_once(fn, **args)
+            except Moving:
+                if not self._retry_safe() or waited + delay > MOVE_RETRY_SECONDS:
+                    raise
+                await asyncio.sleep(delay)
+                waited += delay
+                delay = min(delay * 2, 1.0)
+
+    def _retry_safe(self) -> bool:
+        if self._pinned.get() is not None:
+            return False
+        if self._pool is not None:
+            return True
+        assert self._conn is not None
+        return bool(self._conn.autocommit) and (
+            self._conn.info.transaction_status == psycopg.pq.TransactionStatus.IDLE
+        )
+
+    async def _call_once(self, fn: Fn[R], **args: object) -> R:
         query, params = fn.build(args)
         with _mapped(fn.name) as call:
             async with (

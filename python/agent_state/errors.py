@@ -144,6 +144,16 @@ class Tampered(Error):
     ``verify()`` to see what changed."""
 
 
+class Moving(Error):
+    """``55006``: the agent is being moved to another shard (SPEC section 15). Nothing was
+    written; retry. A store retries it by itself for a call that is its own
+    transaction (``MOVE_RETRY_SECONDS``), never inside ``store.transaction()``."""
+
+
+MOVE_RETRY_SECONDS = 30.0
+"""How long a store keeps retrying a call that failed with 55006 (a move under way)."""
+
+
 class NotInstalled(Error):
     """``42883``/``3F000``: the function (or this signature of it) is not in the database.
 
@@ -165,6 +175,7 @@ _BY_SQLSTATE: dict[str, type[Error]] = {
     # A role name that does not exist, from the regrole input of a ``host`` argument.
     "42704": InvalidArgument,
     "XX001": Tampered,
+    "55006": Moving,
     "42883": NotInstalled,
     "3F000": NotInstalled,
 }

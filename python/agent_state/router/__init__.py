@@ -22,12 +22,15 @@ __all__ = ["add_shards", "install", "installed", "move", "router_sql"]
 def router_sql() -> list[str]:
     """The router's scripts, in load order (hand-written, then generated)."""
     base = resources.files(__name__)
-    return [base.joinpath(name).read_text(encoding="utf-8") for name in ("router.sql", "api.sql")]
+    names = ("router.sql", "api.sql", "privileges.sql")
+    return [base.joinpath(name).read_text(encoding="utf-8") for name in names]
 
 
 def installed(conn: psycopg.Connection[Any]) -> bool:
     """Does this database hold a router already?"""
-    row = conn.execute("SELECT pg_catalog.to_regclass('agent_state_router.directory') IS NOT NULL").fetchone()
+    row = conn.execute(
+        "SELECT pg_catalog.to_regclass('agent_state_router.directory') IS NOT NULL"
+    ).fetchone()
     return bool(row and row[0])
 
 
@@ -37,7 +40,8 @@ def install(conn: psycopg.Connection[Any]) -> bool:
     the database holds agent_state itself: a shard is never its own router."""
     if installed(conn):
         return False
-    if conn.execute("SELECT pg_catalog.to_regnamespace('agent_state') IS NOT NULL").fetchone() == (True,):
+    shard = conn.execute("SELECT pg_catalog.to_regnamespace('agent_state') IS NOT NULL")
+    if shard.fetchone() == (True,):
         raise psycopg.errors.DuplicateSchema(
             "router: this database has a schema agent_state (a shard?): use a database of its own"
         )

@@ -1599,31 +1599,3 @@ AS $$
     SELECT agent_state.version();
 $$;
 
--- Privileges: nothing for PUBLIC; the API and the helpers a call evaluates
--- as the caller for both group roles (each shard checks every call again);
--- what writes the directory for operators only.
-DO $privileges$
-DECLARE
-    f record;
-    operator_only constant text [] := ARRAY[
-        '_reserve', '_placed', '_directory_set', '_resolve', '_lock_for_move',
-        '_directory_entry', '_directory_all', 'move_agent', 'shard_check'
-    ];
-BEGIN
-    FOR f IN
-        SELECT p.oid::regprocedure AS sig, p.proname::text AS name,
-               p.pronamespace = 'agent_state'::regnamespace AS api
-        FROM pg_catalog.pg_proc AS p
-        WHERE p.pronamespace IN ('agent_state'::regnamespace, 'agent_state_router'::regnamespace)
-    LOOP
-        EXECUTE pg_catalog.format('REVOKE ALL ON FUNCTION %s FROM PUBLIC', f.sig);
-        CONTINUE WHEN f.name = 'add_shard';
-        IF f.name = ANY (operator_only) THEN
-            EXECUTE pg_catalog.format('GRANT EXECUTE ON FUNCTION %s TO agent_state_operator', f.sig);
-        ELSE
-            EXECUTE pg_catalog.format(
-                'GRANT EXECUTE ON FUNCTION %s TO agent_state_operator, agent_state_runtime', f.sig);
-        END IF;
-    END LOOP;
-END
-$privileges$;
