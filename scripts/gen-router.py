@@ -11,7 +11,8 @@ catalog and writes:
   the call on one named shard (what the hand-written router functions use);
 * for each function whose first parameter is ``agent uuid``, agent_state.NAME with
   the same signature, routed by the directory (agent_state_router._route);
-* the shard's COMMENT ON FUNCTION for each routed function (the grants are in
+* the shard's COMMENT ON FUNCTION for each routed function, and each API
+  function's grants as on the shard (the router's own functions' grants are in
   router/privileges.sql, loaded last).
 
 The functions that do not route by their first parameter (they place agents, reach
@@ -66,7 +67,8 @@ SELECT p.proname::text AS name,
        coalesce(p.proargnames, '{}') AS argnames,
        p.proargtypes::regtype[]::text[] AS argtypes,
        p.proretset AS retset,
-       pg_catalog.obj_description(p.oid, 'pg_proc') AS comment
+       pg_catalog.obj_description(p.oid, 'pg_proc') AS comment,
+       pg_catalog.has_function_privilege('agent_state_runtime', p.oid, 'EXECUTE') AS runtime
 FROM pg_catalog.pg_proc AS p
 WHERE p.pronamespace = 'agent_state'::regnamespace
   AND p.proname !~ '^_'
@@ -97,7 +99,13 @@ def render(conn: psycopg.Connection[Any]) -> str:
     if len(set(names)) != len(names):
         raise CatalogError("an overloaded public function: the router routes by name")
     routed: list[str] = []
-    for name, args, identity, result, argnames, argtypes, retset, comment in rows:
+    grants: list[str] = []
+    for name, args, identity, result, argnames, argtypes, retset, comment, runtime in rows:
+        roles = "agent_state_operator, agent_state_runtime" if runtime else "agent_state_operator"
+        grants += [
+            f"REVOKE ALL ON FUNCTION agent_state.{name}({identity}) FROM PUBLIC;",
+            f"GRANT EXECUTE ON FUNCTION agent_state.{name}({identity}) TO {roles};",
+        ]
         argnames = list(argnames)[: len(argtypes)]
         returns_table = result.startswith("TABLE(") or retset
         call_args = ", ".join(argnames)
@@ -146,6 +154,11 @@ def render(conn: psycopg.Connection[Any]) -> str:
                 quote_literal(comment) + ";",
                 "",
             ]
+    out += [
+        "-- Who may execute each API function: as on a shard (a runtime refused here gets",
+        "-- the same 42501 as from one server). The _on_ functions: privileges.sql.",
+        *grants,
+    ]
     return "\n".join(out) + "\n"
 
 

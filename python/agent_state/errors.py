@@ -206,6 +206,10 @@ def from_psycopg(
     return cls(message, sqlstate=sqlstate, diag=diag, hint=hint)
 
 
+# Through a PL/Proxy router a shard's refusal comes prefixed with the proxy function
+# and the shard's database name.
+_PLPROXY_PREFIX = re.compile(r"^[\w.]+\(\d+\): \[[^\]]*\] REMOTE ERROR: ")
+
 # PostgreSQL's own refusal (aclcheck_error in the server), as opposed to a 42501 that
 # agent_state raises on purpose (those name an argument first and say why).
 _ACL_REFUSAL = re.compile(r"^permission denied for (?P<kind>function|schema) (?P<name>\S+)$")
@@ -218,8 +222,8 @@ def _privilege_hint(diag: Diagnostic, function: str | None, role: str | None) ->
     agent_state": no group role at all), which group role X is for and the GRANT to run.
     Recognised by its (English) text and, where the server reports it, the routine that
     raised it; ``None`` for every 42501 of agent_state's own and for other objects."""
-    m = _ACL_REFUSAL.match(diag.message_primary or "")
-    if m is None or diag.source_function not in (None, "aclcheck_error"):
+    m = _ACL_REFUSAL.match(_PLPROXY_PREFIX.sub("", diag.message_primary or "", count=1))
+    if m is None or diag.source_function not in (None, "aclcheck_error", "plproxy_remote_error"):
         return None
     if m["kind"] == "schema" and m["name"] != "agent_state":
         return None

@@ -1,7 +1,9 @@
 -- agent_state router: privileges, loaded after router.sql and api.sql.
--- Privileges: nothing for PUBLIC; the API and the helpers a call evaluates
--- as the caller for both group roles (each shard checks every call again);
--- what writes the directory for operators only.
+-- Privileges of the router's own functions (the API's are granted in api.sql,
+-- as on a shard): nothing for PUBLIC; the helpers a call evaluates as the
+-- caller for both group roles (each shard checks every call again); what
+-- writes the directory, moves agents or checks the shards for operators only;
+-- add_shard for its owner (a superuser) only.
 DO $privileges$
 DECLARE
     f record;
@@ -14,7 +16,9 @@ BEGIN
         SELECT p.oid::regprocedure AS sig, p.proname::text AS name,
                p.pronamespace = 'agent_state'::regnamespace AS api
         FROM pg_catalog.pg_proc AS p
-        WHERE p.pronamespace IN ('agent_state'::regnamespace, 'agent_state_router'::regnamespace)
+        WHERE p.pronamespace = 'agent_state_router'::regnamespace
+           OR (p.pronamespace = 'agent_state'::regnamespace
+               AND p.proname IN ('add_shard', 'move_agent', 'shard_check'))
     LOOP
         EXECUTE pg_catalog.format('REVOKE ALL ON FUNCTION %s FROM PUBLIC', f.sig);
         CONTINUE WHEN f.name = 'add_shard';
