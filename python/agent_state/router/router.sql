@@ -645,26 +645,24 @@ BEGIN
 END
 $$;
 
--- Takes the agent's lock on the router exclusively (routed calls for it then
--- wait, up to 5 seconds, then fail with 55006): waits up to 30 seconds for
--- the routed calls under way to end.
+-- Takes the agent's lock on the router exclusively: waits up to 30 seconds
+-- for the routed calls under way to end. The request queues, so calls that
+-- arrive meanwhile wait behind it (a try-lock would starve behind a steady
+-- stream of calls) and then find the move under way: they wait up to 5
+-- seconds, then fail with 55006.
 CREATE FUNCTION agent_state_router._lock_for_move(agent uuid)
 RETURNS void
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
+SET lock_timeout = '30s'
 AS $$
-DECLARE
-    deadline timestamptz := pg_catalog.clock_timestamp() + interval '30 seconds';
 BEGIN
-    WHILE NOT pg_catalog.pg_try_advisory_xact_lock(agent_state_router._lock_key(agent)) LOOP
-        IF pg_catalog.clock_timestamp() > deadline THEN
-            RAISE EXCEPTION USING
-                ERRCODE = '55006',
-                MESSAGE = pg_catalog.format('agent: calls for agent %s still run after 30 seconds; '
-                                            'move it again later', agent);
-        END IF;
-        PERFORM pg_catalog.pg_sleep(0.005);
-    END LOOP;
+    PERFORM pg_catalog.pg_advisory_xact_lock(agent_state_router._lock_key(agent));
+EXCEPTION WHEN lock_not_available THEN
+    RAISE EXCEPTION USING
+        ERRCODE = '55006',
+        MESSAGE = pg_catalog.format('agent: calls for agent %s still run after 30 seconds; '
+                                    'move it again later', agent);
 END
 $$;
 
