@@ -31,7 +31,7 @@ import threading
 import time
 from typing import Any
 
-from common import Server, install_bundle, log, ms, table  # type: ignore[import-not-found]
+from common import Server, install_bundle, log, ms, table
 from psycopg import conninfo
 
 import agent_state
