@@ -497,3 +497,31 @@ def test_a_router_backend_killed_mid_move_leaves_one_live_copy(deployment: Deplo
             assert s.verify(agent=agent) == []
             s.note(agent=agent, body="after the crash")
     assert interrupted >= 1
+
+
+def test_the_shard_command(
+    deployment: Deployment, admin_dsn: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from agent_state.cli import main
+
+    store = agent_state.connect(deployment.router)
+    handle = f"cli-move-{secrets.token_hex(4)}"
+    agent = store.create_agent(handle=handle)
+    store.note(agent=agent, body="moved by the command line")
+    src = _directory(deployment)[UUID(str(agent))]
+    dst = "b" if src == "a" else "a"
+    assert main(["shard", "move", "--router", deployment.router, handle, dst]) == 0
+    out = capsys.readouterr().out
+    assert f'"to": "{dst}"' in out and '"moved": true' in out
+    assert _directory(deployment)[UUID(str(agent))] == dst
+    assert main(["shard", "check", "--router", deployment.router]) == 0
+    assert "the shards agree" in capsys.readouterr().out
+    # init on a router that exists: says so; a shard DSN naming a user: refused, exit 1.
+    bad = _shard_dsn(admin_dsn, "postgres") + " user=postgres"
+    assert main(["shard", "init", "--router", deployment.router, "--shard", f"c={bad}"]) == 1
+    captured = capsys.readouterr()
+    assert "router already there" in captured.out
+    assert "[22023]" in captured.err
+    with pytest.raises(SystemExit) as usage:
+        main(["shard", "init", "--router", deployment.router, "--shard", "nodsn"])
+    assert usage.value.code == 2

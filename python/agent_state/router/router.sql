@@ -288,7 +288,9 @@ $$;
 -- without options, so PL/Proxy connects as the caller's own role. A
 -- connection string naming a user or a password is refused (22023): every
 -- caller would reach the shard as that one role. The shard's agents are
--- entered in the directory. Superuser only (foreign servers).
+-- entered in the directory (one that another shard holds too, or whose handle
+-- is taken, is left out: shard_check reports it). Superuser only (foreign
+-- servers).
 CREATE FUNCTION agent_state.add_shard(name text, dsn text)
 RETURNS integer
 LANGUAGE plpgsql
@@ -323,7 +325,8 @@ BEGIN
     INSERT INTO agent_state_router.directory (agent, handle, shard)
     SELECT (a ->> 'agent')::uuid, a ->> 'handle', name
     FROM pg_catalog.jsonb_array_elements(inv -> 'agents') AS a
-    WHERE a ->> 'state' IN ('live', 'out');
+    WHERE a ->> 'state' IN ('live', 'out')
+    ON CONFLICT DO NOTHING;    -- on another shard too: shard_check reports it (live_elsewhere)
     GET DIAGNOSTICS n = ROW_COUNT;
     UPDATE agent_state_router.shards AS s SET agents = n WHERE s.name = add_shard.name;
     RETURN n;
