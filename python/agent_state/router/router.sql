@@ -106,11 +106,12 @@ $$;
 
 -- The advisory lock of an agent on the router: routed calls hold it shared
 -- until their transaction ends, move_agent exclusively for the whole move.
+-- No SET clause: a SQL function with one is never inlined and is planned again on
+-- every call (it is fully qualified; _route is on every routed call's path).
 CREATE FUNCTION agent_state_router._lock_key(agent uuid)
 RETURNS bigint
 LANGUAGE sql
 IMMUTABLE
-SET search_path = pg_catalog, pg_temp
 AS $$
     SELECT pg_catalog.hashtextextended(agent::text, 24)
 $$;
@@ -179,12 +180,12 @@ END
 $$;
 
 -- PL/Proxy's CLUSTER takes a name or a function call, not a parameter: the
--- _on_ functions name their server through this.
+-- _on_ functions name their server through this. No SET clause, so that it is
+-- inlined (it references nothing).
 CREATE FUNCTION agent_state_router._named(server text)
 RETURNS text
 LANGUAGE sql
 IMMUTABLE
-SET search_path = pg_catalog, pg_temp
 AS $$
     SELECT server
 $$;
