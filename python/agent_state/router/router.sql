@@ -411,17 +411,39 @@ BEGIN
 END
 $$;
 
+-- find_agent runs on the shard the directory names for the handle (the first
+-- shard when it names none), which answers as one server does: P0002 unless the
+-- caller may act for such an agent there. The routing helper returns only a
+-- server name, never the id.
 CREATE FUNCTION agent_state.find_agent(handle text)
 RETURNS uuid
-LANGUAGE plpgsql
+LANGUAGE plproxy
 SET search_path = pg_catalog, pg_temp
 AS $$
-#variable_conflict use_variable
+    CLUSTER agent_state_router._route_handle(handle);
+    RUN ON 0;
+$$;
+
+CREATE FUNCTION agent_state_router._route_handle(handle text)
+RETURNS text
+LANGUAGE plpgsql
+STABLE
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    srv text;
 BEGIN
-    RETURN agent_state_router._on_find_agent(agent_state_router._route(agent_state_router._agent_of(handle)), handle);
+    SELECT s.server INTO srv
+    FROM agent_state_router.directory AS d
+    JOIN agent_state_router.shards AS s ON s.name = d.shard
+    WHERE d.handle = _route_handle.handle;
+    RETURN coalesce(srv, agent_state_router._first_server());
 END
 $$;
 
+-- The agent of a handle in the directory (operators only: shard_check, the
+-- command line).
 CREATE FUNCTION agent_state_router._agent_of(handle text)
 RETURNS uuid
 LANGUAGE sql
