@@ -102,7 +102,7 @@ endif
 
 all: $(PY_BUNDLE) $(PY_UPGRADES)
 
-.PHONY: api build deps docs lint lint-python lint-sqlfluff lint-pgspot lint-releases release test crash demo isolation-accept
+.PHONY: api build deps docs lint lint-python lint-sqlfluff lint-pgspot lint-releases release test crash demo isolation-accept router
 
 # What test needs; scripts/install-deps installs it (apt and pip). The demo needs
 # less: scripts/install-deps --demo checks and installs that.
@@ -229,6 +229,10 @@ docs: all
 api: all
 	$(TEST_PYTHON) scripts/gen-python-api.py
 	$(TEST_PYTHON) scripts/gen-sync-store.py
+
+# The router's generated API (python/agent_state/router/api.sql) from the catalog.
+router: all
+	$(TEST_PYTHON) scripts/gen-router.py
 
 # Runs this source tree's wrapper and the SQL just built (an installed
 # agent-state may be another checkout or version), as `agent-state demo` does: with

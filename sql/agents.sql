@@ -84,3 +84,26 @@ FOR UPDATE TO agent_state_runtime USING ((SELECT agent_state._caller_is_operator
 
 CREATE POLICY operator_writes_delete ON agent_state.agent_hosts AS RESTRICTIVE
 FOR DELETE TO agent_state_runtime USING ((SELECT agent_state._caller_is_operator()));
+
+-- Moves between shards (SPEC section 15, the router's move_agent through
+-- move_step): 'out' while the agent is being moved out of this database, 'in'
+-- while a copy moved in is not live yet, 'gone' once the agent lives on the
+-- peer shard and the copy here is retired. A call for an agent in 'out' or
+-- 'in' fails with 55006 (retry); a retired copy answers as an unknown agent
+-- (_bind). Not agent state: no runtime_agent_id column, so it is never
+-- exported, and the retired copy's rows stay as history (append-only).
+CREATE TABLE agent_state.agent_moves (
+    agent uuid NOT NULL,
+    state text NOT NULL,
+    peer text NOT NULL,
+    created_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+    created_by name NOT NULL DEFAULT current_user,
+    CONSTRAINT agent_moves_pkey PRIMARY KEY (agent),
+    CONSTRAINT agent_moves_agent_fkey FOREIGN KEY (agent)
+    REFERENCES agent_state.agents (runtime_agent_id),
+    CONSTRAINT agent_moves_state_check CHECK (state IN ('out', 'in', 'gone')),
+    CONSTRAINT agent_moves_peer_check CHECK (btrim(peer) <> '' AND length(peer) <= 200)
+);
+
+COMMENT ON TABLE agent_state.agent_moves IS
+'Agents being moved between shards (out, in) or moved away (gone); written by move_step only.';

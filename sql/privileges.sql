@@ -16,7 +16,8 @@ DECLARE
         'revise_persona', 'activate_persona',
         'note', 'share', 'unshare', 'redact',
         'register_tool', 'grant_tool', 'import_markdown', 'verify', 'index_embeddings',
-        'restore_agent', 'fork_agent', 'fork_origin', 'export_agent', 'import_agent'
+        'restore_agent', 'fork_agent', 'fork_origin', 'export_agent', 'import_agent',
+        'move_step', 'shard_inventory'
     ];
     policy_helpers constant text [] := ARRAY[
         '_caller', '_caller_is_operator', '_hosted_agents', '_restoring', '_own_write',

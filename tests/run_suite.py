@@ -8,7 +8,7 @@ Usage (normally through make):
     python3 tests/run_suite.py --stages isolation --accept NAME [NAME ...]
 
 Stages, in order: build, install, sqlfluff, pgspot, releases, pylint, plpgsql_check,
-catalog, pgtap, isolation, pytest, crash. Groups: lint =
+catalog, pgtap, isolation, pytest, router, crash. Groups: lint =
 sqlfluff,pgspot,releases,pylint,plpgsql_check,catalog. crash is tests/lifecycle/crash.py
 (AGENT_STATE_CRASH_CYCLES, default 20) on a cluster of its own.
 
@@ -70,6 +70,7 @@ STAGES = (
     "pgtap",
     "isolation",
     "pytest",
+    "router",
     "crash",
 )
 GROUPS = {
@@ -78,7 +79,7 @@ GROUPS = {
 }
 # Stages that do not depend on the server (left out of a --pg run).
 STATIC_STAGES = ("sqlfluff", "pgspot", "releases", "pylint")
-DB_STAGES = {"plpgsql_check", "catalog", "pgtap", "isolation", "pytest", "crash"}
+DB_STAGES = {"plpgsql_check", "catalog", "pgtap", "isolation", "pytest", "router", "crash"}
 
 TEST_DB = "agent_state_test"
 TEMPLATE_DB = "agent_state_template"
@@ -698,6 +699,7 @@ def stage_pytest(res: Result, ctx: Context) -> None:
             "-m",
             "pytest",
             "tests/python",
+            "--ignore=tests/python/test_router.py",  # the router stage runs it
             "-p",
             "no:cacheprovider",
             f"--junitxml={junit}",
@@ -735,6 +737,128 @@ def parse_junit(path: Path) -> tuple[int, int, int, int] | None:
     return totals[0], totals[1], totals[2], totals[3]
 
 
+ROUTER_DB = "agent_state_router"
+ROUTER_SHARDS = {"a": "agent_state_shard_a", "b": "agent_state_shard_b"}
+# The wrapper's flows and the adapters, run with AGENT_STATE_TEST_DSN pointing at
+# the router (docs/scaling.md, "Tests through a router").
+ROUTER_PYTEST = (
+    "tests/python/test_wrapper_foundation.py",
+    "tests/python/test_wrapper_memory.py",
+    "tests/python/test_wrapper_execution.py",
+    "tests/python/test_wrapper_tools.py",
+    "tests/python/test_wrapper_discovery.py",
+    "tests/python/test_wrapper_errors.py",
+    "tests/python/test_wrapper_async.py",
+    "tests/python/test_openai_agents_session.py",
+    "tests/python/test_langgraph_saver.py",
+    "tests/python/test_langgraph_store.py",
+    "tests/python/test_readme_example.py",
+)
+# Left out through a router, each for a reason that holds by design: they read a
+# shard's tables directly (a router has none), roll back a client transaction and
+# expect the calls in it undone (each routed call commits on its shard), compare the
+# router's catalog with the wrapper's (the router adds move_agent and shard_check),
+# or refer to an agent's rows from another agent on another shard (P0002 there,
+# 23503 on one server).
+ROUTER_DESELECT = (
+    "test_the_same_human_is_two_actors_in_two_perspectives",
+    "test_transaction_groups_calls",
+    "test_store_on_a_pool",
+    "test_non_autocommit_connection_is_used_as_is",
+    "test_operator_only_functions_are_those_the_catalog_grants_operators_only",
+    "test_agent_states_own_42501_gets_no_grant_hint",
+    "test_transaction_rolls_back",
+    "test_pool_and_concurrent_calls",
+    "test_runs_continue_and_recover_run_knows_the_resume_point",
+    "test_purges_are_audited_and_the_ledger_stays",
+    "test_direct_dml_deletes_only_what_its_purge_lists",
+    "test_checkpoint_ids_order_by_their_bytes_whatever_the_database_collation",
+    "test_an_entry_amended_outside_the_store_keeps_its_item",
+    "test_items_are_memory_entries_with_history",
+    "test_search_by_words_and_reads_never_write",
+    "test_langmem_memory_store_manager_on_our_store",
+)
+
+
+def stage_router(res: Result, ctx: Context) -> None:
+    """A PL/Proxy router over two shards, databases of the test server (SPEC section
+    15): its pgTAP file (tests/router/), the router tests with the moves
+    (tests/python/test_router.py), then the wrapper's flows and the adapters through
+    the router (ROUTER_PYTEST minus ROUTER_DESELECT). Skipped, with a note, where the
+    server has no plproxy extension (postgresql-NN-plproxy)."""
+    server = ctx.server
+    assert server is not None
+    with server.connect(maintenance_db(server)) as conn:
+        has = conn.execute(
+            "SELECT 1 FROM pg_catalog.pg_available_extensions WHERE name = 'plproxy'"
+        ).fetchone()
+        if has is None:
+            res.skipped = True
+            res.note(f"no plproxy extension for PostgreSQL {server_major(server)} on this server")
+            return
+        recreate_db(conn, ROUTER_DB)
+        for db in ROUTER_SHARDS.values():
+            recreate_db(conn, db, TEMPLATE_DB)
+    env = ctx.test_env
+    router_dsn = server.conninfo(ROUTER_DB)
+    cmd = [sys.executable, "-m", "agent_state", "shard", "init", "--router", router_dsn]
+    for name, db in ROUTER_SHARDS.items():
+        from psycopg.conninfo import make_conninfo
+
+        params = {k: v for k, v in server.params.items() if k not in ("user", "password", "dbname")}
+        cmd += ["--shard", f"{name}={make_conninfo(**params, dbname=db)}"]
+    rc, _ = run(cmd, env=env)
+    if rc != 0:
+        res.failed = 1
+        res.note("agent-state shard init failed")
+        return
+    with server.connect(ROUTER_DB) as conn:
+        conn.execute("CREATE EXTENSION IF NOT EXISTS pgtap")
+    pgtap = sorted((TESTS / "router").glob("*.sql"))
+    if shutil.which("pg_prove") and pgtap:
+        p = server.params
+        prove = ["pg_prove", "--ext", ".sql", "-d", ROUTER_DB, "-U", server.user]
+        if p.get("host"):
+            prove += ["-h", str(p["host"])]
+        if p.get("port"):
+            prove += ["-p", str(p["port"])]
+        rc, out = run(prove + [str(f.relative_to(ROOT)) for f in pgtap], env=env)
+        passed, failed = parse_pg_prove(out, rc)
+        res.passed += passed
+        res.failed += failed
+    else:
+        res.note("pg_prove not found: the router's pgTAP file was not run")
+    for label, files, extra_env in (
+        ("router tests", ["tests/python/test_router.py"], {}),
+        ("through the router", list(ROUTER_PYTEST), {"AGENT_STATE_TEST_DSN": router_dsn}),
+    ):
+        with tempfile.TemporaryDirectory(prefix="agent_state_router_") as tmp:
+            junit = Path(tmp) / "junit.xml"
+            cmd = [
+                sys.executable,
+                "-m",
+                "pytest",
+                *files,
+                "-p",
+                "no:cacheprovider",
+                f"--junitxml={junit}",
+                "-ra",
+            ]
+            if label == "through the router":
+                cmd += ["-k", " and ".join(f"not {t}" for t in ROUTER_DESELECT)]
+            rc, _ = run(cmd, env={**env, **extra_env})
+            counts = parse_junit(junit)
+            if counts is None:
+                res.failed += 1
+                res.note(f"{label}: pytest exited with {rc} and wrote no report")
+                continue
+            tests, failures, errors, skipped = counts
+            res.passed += tests - failures - errors - skipped
+            res.failed += failures + errors
+            if skipped:
+                res.note(f"{label}: {skipped} skipped")
+
+
 def stage_crash(res: Result, ctx: Context) -> None:
     """tests/lifecycle/crash.py on a cluster of its own (fsync on), from the same
     server binaries; needs a local server."""
@@ -764,6 +888,7 @@ STAGE_FUNCS = {
     "pgtap": stage_pgtap,
     "isolation": stage_isolation,
     "pytest": stage_pytest,
+    "router": stage_router,
     "crash": stage_crash,
 }
 

@@ -1,7 +1,9 @@
 -- Binds a call to an agent's perspective. First statement of every agent-scoped
 -- function. Operators may act for every agent; anyone else needs hosting of it.
 -- An agent a runtime does not host is refused the same way whether or not it
--- exists, so a runtime learns nothing about other perspectives.
+-- exists, so a runtime learns nothing about other perspectives. An agent being
+-- moved between shards (agent_moves) fails with 55006, one moved away as an
+-- unknown agent (_moving).
 CREATE FUNCTION agent_state._bind(agent uuid, operator_only boolean DEFAULT false)
 RETURNS text
 LANGUAGE plpgsql
@@ -24,6 +26,9 @@ BEGIN
             RAISE EXCEPTION USING
                 ERRCODE = 'P0002', MESSAGE = pg_catalog.format('agent: unknown agent %s', agent);
         END IF;
+        IF EXISTS (SELECT FROM agent_state.agent_moves AS m WHERE m.agent = _bind.agent) THEN
+            PERFORM agent_state._moving(agent, caller, true);
+        END IF;
         RETURN 'operator';
     END IF;
     IF operator_only THEN
@@ -38,6 +43,9 @@ BEGIN
             ERRCODE = '42501',
             MESSAGE = pg_catalog.format('agent: role %I may not act for agent %s', caller, agent),
             HINT = 'An operator grants hosting with agent_state.grant_hosting.';
+    END IF;
+    IF EXISTS (SELECT FROM agent_state.agent_moves AS m WHERE m.agent = _bind.agent) THEN
+        PERFORM agent_state._moving(agent, caller, false);
     END IF;
     RETURN 'runtime';
 END

@@ -17,7 +17,9 @@ BEGIN
     SELECT a.runtime_agent_id, a.handle, p.display_name, a.created_at
     FROM agent_state.agents AS a
     LEFT JOIN LATERAL agent_state._profile_at(a.runtime_agent_id, NULL) AS p ON true
-    WHERE is_operator OR a.runtime_agent_id = ANY (hosted)
+    WHERE (is_operator OR a.runtime_agent_id = ANY (hosted))
+      AND NOT EXISTS (SELECT FROM agent_state.agent_moves AS m
+                      WHERE m.agent = a.runtime_agent_id AND m.state = 'gone')
     ORDER BY a.created_at, a.runtime_agent_id;
 END
 $$;

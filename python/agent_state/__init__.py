@@ -47,6 +47,7 @@ chained to the psycopg exception:
 ``Duplicate``                  23505: duplicate identity link or handle
 ``CrossPerspectiveReference``  23503: a reference into another perspective or run
 ``Tampered``                   XX001: a record does not match its digest (not served)
+``Moving``                     55006: the agent is being moved between shards (retried)
 ``NotInstalled``               42883/3F000: function missing (not installed, too old)
 ``ConnectionFailed``           no DSN given, a malformed DSN, or the server unreachable
 =============================  =======================================================
@@ -69,6 +70,7 @@ from .errors import (
     Error,
     InvalidArgument,
     MissingArgument,
+    Moving,
     NotFound,
     NotInstalled,
     PermissionDenied,
@@ -150,6 +152,7 @@ __all__ = [
     "MemoryState",
     "MemorySummary",
     "MissingArgument",
+    "Moving",
     "NotFound",
     "NotInstalled",
     "PendingEmbedding",

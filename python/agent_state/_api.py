@@ -882,6 +882,27 @@ class StoreAPI:
             entry=entry,
         )
 
+    def move_step(
+        self,
+        *,
+        agent: Id,
+        step: str,
+        peer: str | None = None,
+        document: JSON | None = None,
+    ) -> dict[str, Any]:
+        """move_step(agent, step, peer => null, document => null) -> jsonb (operator): one step of
+        moving an agent between shards, for a router's move_agent: begin (freeze: calls fail with
+        55006), export (after older transactions end), import (a frozen copy), digest, activate,
+        retire (the copy here then answers as an unknown agent), abort, state. Wrong state: 55000.
+        """
+        return self._call(
+            F.move_step,
+            agent=agent,
+            step=step,
+            peer=peer,
+            document=document,
+        )
+
     def note(
         self,
         *,
@@ -1442,6 +1463,13 @@ class StoreAPI:
             agent=agent,
             conversation=conversation,
         )
+
+    def shard_inventory(self) -> dict[str, Any]:
+        """shard_inventory() -> jsonb (operator): this database's agents (id, handle, move state:
+        live, out, in, gone) and tool registrations (name, revision, version, config_schema), which
+        a router's shard_check compares across shards.
+        """
+        return self._call(F.shard_inventory)
 
     def share(
         self,
@@ -2465,6 +2493,27 @@ class AsyncStoreAPI:
             entry=entry,
         )
 
+    async def move_step(
+        self,
+        *,
+        agent: Id,
+        step: str,
+        peer: str | None = None,
+        document: JSON | None = None,
+    ) -> dict[str, Any]:
+        """move_step(agent, step, peer => null, document => null) -> jsonb (operator): one step of
+        moving an agent between shards, for a router's move_agent: begin (freeze: calls fail with
+        55006), export (after older transactions end), import (a frozen copy), digest, activate,
+        retire (the copy here then answers as an unknown agent), abort, state. Wrong state: 55000.
+        """
+        return await self._call(
+            F.move_step,
+            agent=agent,
+            step=step,
+            peer=peer,
+            document=document,
+        )
+
     async def note(
         self,
         *,
@@ -3025,6 +3074,13 @@ class AsyncStoreAPI:
             agent=agent,
             conversation=conversation,
         )
+
+    async def shard_inventory(self) -> dict[str, Any]:
+        """shard_inventory() -> jsonb (operator): this database's agents (id, handle, move state:
+        live, out, in, gone) and tool registrations (name, revision, version, config_schema), which
+        a router's shard_check compares across shards.
+        """
+        return await self._call(F.shard_inventory)
 
     async def share(
         self,

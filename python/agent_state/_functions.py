@@ -526,6 +526,19 @@ memory_history = Fn(
     Many(MemoryRevision),
 )
 
+move_step = Fn(
+    "move_step",
+    (
+        Param("agent", "uuid"),
+        Param("step", "text"),
+        Param("peer", "text", default=True),
+        Param("document", "jsonb", default=True),
+    ),
+    "jsonb",
+    Scalar[dict[str, Any]](),
+    writes=True,
+)
+
 note = Fn(
     "note",
     (
@@ -856,6 +869,13 @@ session_pop_item = Fn(
     writes=True,
 )
 
+shard_inventory = Fn(
+    "shard_inventory",
+    (),
+    "jsonb",
+    Scalar[dict[str, Any]](),
+)
+
 share = Fn(
     "share",
     (
@@ -1013,6 +1033,7 @@ FUNCTIONS: dict[str, Fn[Any]] = {
     "list_runs": list_runs,
     "memory_entry": memory_entry,
     "memory_history": memory_history,
+    "move_step": move_step,
     "note": note,
     "open_conversation": open_conversation,
     "pending_embeddings": pending_embeddings,
@@ -1039,6 +1060,7 @@ FUNCTIONS: dict[str, Fn[Any]] = {
     "session_get_items": session_get_items,
     "session_item_history": session_item_history,
     "session_pop_item": session_pop_item,
+    "shard_inventory": shard_inventory,
     "share": share,
     "snapshot_prompt": snapshot_prompt,
     "snapshot_sources": snapshot_sources,

@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
@@ -25,7 +26,7 @@ from . import _functions
 from ._api import AsyncStoreAPI
 from ._calls import Fn, Id, R
 from ._common import Embedder, check_dsn, check_vectors, connection_failed, resolve_dsn
-from .errors import _mapped
+from .errors import MOVE_RETRY_SECONDS, Moving, _mapped
 from .results import RecallHit
 from .witness import Witness, as_callable
 
@@ -216,6 +217,33 @@ class AsyncStore(AsyncStoreAPI):
             yield await self._own_connection()
 
     async def _call(self, fn: Fn[R], **args: object) -> R:
+        # 55006 (the agent is being moved between shards, nothing written): retried
+        # with a growing pause while the call is its own transaction.
+        delay, waited = 0.02, 0.0
+        while True:
+            try:
+                return await self._call_once(fn, **args)
+            except Moving:
+                if not self._retry_safe() or waited + delay > MOVE_RETRY_SECONDS:
+                    raise
+                if True:  # ASYNC
+                    await asyncio.sleep(delay)
+                else:
+                    time.sleep(delay)  # type: ignore[unreachable]
+                waited += delay
+                delay = min(delay * 2, 1.0)
+
+    def _retry_safe(self) -> bool:
+        if self._pinned.get() is not None:
+            return False
+        if self._pool is not None:
+            return True
+        assert self._conn is not None
+        return bool(self._conn.autocommit) and (
+            self._conn.info.transaction_status == psycopg.pq.TransactionStatus.IDLE
+        )
+
+    async def _call_once(self, fn: Fn[R], **args: object) -> R:
         query, params = fn.build(args)
         with _mapped(fn.name) as call:
             async with (

@@ -660,6 +660,11 @@ def _parser() -> argparse.ArgumentParser:
     from .inspector.command import add_inspect_command
 
     add_inspect_command(sub, common)
+
+    # `shard`: a PL/Proxy router over several databases (agent_state.router).
+    from .router.command import add_shard_command
+
+    add_shard_command(sub, common)
     return parser
 
 

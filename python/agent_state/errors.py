@@ -144,6 +144,16 @@ class Tampered(Error):
     ``verify()`` to see what changed."""
 
 
+class Moving(Error):
+    """``55006``: the agent is being moved to another shard (SPEC section 15). Nothing was
+    written; retry. A store retries it by itself for a call that is its own
+    transaction (``MOVE_RETRY_SECONDS``), never inside ``store.transaction()``."""
+
+
+MOVE_RETRY_SECONDS = 30.0
+"""How long a store keeps retrying a call that failed with 55006 (a move under way)."""
+
+
 class NotInstalled(Error):
     """``42883``/``3F000``: the function (or this signature of it) is not in the database.
 
@@ -165,6 +175,7 @@ _BY_SQLSTATE: dict[str, type[Error]] = {
     # A role name that does not exist, from the regrole input of a ``host`` argument.
     "42704": InvalidArgument,
     "XX001": Tampered,
+    "55006": Moving,
     "42883": NotInstalled,
     "3F000": NotInstalled,
 }
@@ -195,6 +206,10 @@ def from_psycopg(
     return cls(message, sqlstate=sqlstate, diag=diag, hint=hint)
 
 
+# Through a PL/Proxy router a shard's refusal comes prefixed with the proxy function
+# and the shard's database name.
+_PLPROXY_PREFIX = re.compile(r"^[\w.]+\(\d+\): \[[^\]]*\] REMOTE ERROR: ")
+
 # PostgreSQL's own refusal (aclcheck_error in the server), as opposed to a 42501 that
 # agent_state raises on purpose (those name an argument first and say why).
 _ACL_REFUSAL = re.compile(r"^permission denied for (?P<kind>function|schema) (?P<name>\S+)$")
@@ -207,8 +222,8 @@ def _privilege_hint(diag: Diagnostic, function: str | None, role: str | None) ->
     agent_state": no group role at all), which group role X is for and the GRANT to run.
     Recognised by its (English) text and, where the server reports it, the routine that
     raised it; ``None`` for every 42501 of agent_state's own and for other objects."""
-    m = _ACL_REFUSAL.match(diag.message_primary or "")
-    if m is None or diag.source_function not in (None, "aclcheck_error"):
+    m = _ACL_REFUSAL.match(_PLPROXY_PREFIX.sub("", diag.message_primary or "", count=1))
+    if m is None or diag.source_function not in (None, "aclcheck_error", "plproxy_remote_error"):
         return None
     if m["kind"] == "schema" and m["name"] != "agent_state":
         return None

@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -20,7 +21,7 @@ from . import _functions
 from ._api import StoreAPI
 from ._calls import Fn, Id, R
 from ._common import Embedder, check_dsn, check_vectors, connection_failed, resolve_dsn
-from .errors import _mapped
+from .errors import MOVE_RETRY_SECONDS, Moving, _mapped
 from .results import RecallHit
 from .witness import Witness, as_callable
 
@@ -191,6 +192,30 @@ class Store(StoreAPI):
             yield self._own_connection()
 
     def _call(self, fn: Fn[R], **args: object) -> R:
+        # 55006 (the agent is being moved between shards, nothing written): retried
+        # with a growing pause while the call is its own transaction.
+        delay, waited = 0.02, 0.0
+        while True:
+            try:
+                return self._call_once(fn, **args)
+            except Moving:
+                if not self._retry_safe() or waited + delay > MOVE_RETRY_SECONDS:
+                    raise
+                time.sleep(delay)
+                waited += delay
+                delay = min(delay * 2, 1.0)
+
+    def _retry_safe(self) -> bool:
+        if self._pinned.get() is not None:
+            return False
+        if self._pool is not None:
+            return True
+        assert self._conn is not None
+        return bool(self._conn.autocommit) and (
+            self._conn.info.transaction_status == psycopg.pq.TransactionStatus.IDLE
+        )
+
+    def _call_once(self, fn: Fn[R], **args: object) -> R:
         query, params = fn.build(args)
         with (
             _mapped(fn.name) as call,

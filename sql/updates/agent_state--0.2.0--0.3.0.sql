@@ -17,7 +17,8 @@
 --   (agent_forks); redact follows an entry into the copies of its lineage.
 -- * Discovery: list_agents(), find_agent(), list_conversations(), list_runs(),
 --   list_memories().
--- * Moving an agent: export_agent() and import_agent().
+-- * Moving an agent: export_agent() and import_agent(); move_step() and
+--   shard_inventory() for a router's move_agent (agent_moves).
 -- * SDK sessions: session_items and session_retractions, with
 --   session_add_items(), session_get_items(), session_pop_item(),
 --   session_clear() and session_item_history().
@@ -85,6 +86,21 @@ ALTER TABLE agent_state.memory_revisions ADD CONSTRAINT memory_revisions_operati
 COMMENT ON TABLE agent_state.memory_revisions IS
 'Immutable memory operation log: create, amend, forget, restore (restore_agent), with attributed '
 'state and provenance.';
+-- Moves between shards (sql/agents.sql).
+CREATE TABLE agent_state.agent_moves (
+    agent uuid NOT NULL,
+    state text NOT NULL,
+    peer text NOT NULL,
+    created_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+    created_by name NOT NULL DEFAULT current_user,
+    CONSTRAINT agent_moves_pkey PRIMARY KEY (agent),
+    CONSTRAINT agent_moves_agent_fkey FOREIGN KEY (agent)
+    REFERENCES agent_state.agents (runtime_agent_id),
+    CONSTRAINT agent_moves_state_check CHECK (state IN ('out', 'in', 'gone')),
+    CONSTRAINT agent_moves_peer_check CHECK (btrim(peer) <> '' AND length(peer) <= 200)
+);
+COMMENT ON TABLE agent_state.agent_moves IS
+'Agents being moved between shards (out, in) or moved away (gone); written by move_step only.';
 -- SDK sessions (sql/sessions.sql).
 -- include: sql/sessions.sql
 -- include: sql/history.sql

@@ -31,3 +31,15 @@ BEGIN
     PERFORM agent_state.session_pop_item(agent, conv);
 END
 $session$;
+-- An agent moved to another shard (agent_moves): frozen, exported, then its copy
+-- here retired, as a router's move_agent leaves it on the source.
+DO $moved$
+DECLARE
+    agent uuid := agent_state.create_agent('lifecycle-moved');
+BEGIN
+    PERFORM agent_state.note(agent, 'A fact of an agent that moved away.');
+    PERFORM agent_state.move_step(agent, 'begin', 'elsewhere');
+    PERFORM agent_state.move_step(agent, 'export');
+    PERFORM agent_state.move_step(agent, 'retire');
+END
+$moved$;
