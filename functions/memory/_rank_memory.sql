@@ -54,7 +54,7 @@ DECLARE
     -- The fusion's constants, chosen on bench/quality.py (bench/results/quality.md):
     -- k, and the weights of the lexical and the vector list.
     fk constant double precision := 60;
-    fwl constant double precision := 0.75;
+    fwl constant double precision := 1;
     fwv constant double precision := 1;
 BEGIN
     -- The profile current at the moment ranked for; profile_revisions holds only
