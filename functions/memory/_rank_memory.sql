@@ -52,9 +52,13 @@ DECLARE
     old_ef text;
     found_ids uuid [] := '{}';
     -- The fusion's constants, chosen on bench/quality.py (bench/results/quality.md):
-    -- k, and the weights of the lexical and the vector list.
+    -- k, and the weights of the lexical and the vector list. The lexical list
+    -- weighs 2 when one of its candidates holds every word of the query (its
+    -- evidence is then strong: "Where does Duarte live?" and "Duarte lives in
+    -- Marrakesh"), 1 otherwise (the embedding orders what shares only a name).
     fk constant double precision := 60;
     fwl constant double precision := 1;
+    fwl_whole constant double precision := 2;  -- when a candidate holds every query word
     fwv constant double precision := 1;
 BEGIN
     -- The profile current at the moment ranked for; profile_revisions holds only
@@ -186,7 +190,11 @@ BEGIN
                        1 + pg_catalog.count(*) OVER (
                            ORDER BY pg_catalog.ln(GREATEST(h.text_rank, 1e-300::double precision)) DESC
                            RANGE BETWEEN UNBOUNDED PRECEDING AND 0.1823215567939546::double precision PRECEDING
-                       ) AS lr
+                       ) AS lr,
+                       -- Some candidate holds every word of the query ('all': every
+                       -- candidate does; 'any': text_rank 1, the whole weight).
+                       lexemes IS NULL
+                       OR pg_catalog.max(h.text_rank) OVER () >= 0.999999::double precision AS whole
                 FROM agent_state._eligible_memory(agent, query, target_conversation, target_known,
                                                   target_audience, as_of, lexemes, weights) AS h
                 WHERE query IS NOT NULL
@@ -206,7 +214,8 @@ BEGIN
                        coalesce(l.subject_id, v.subject_id) AS subject_id,
                        coalesce(l.revised_at, v.revised_at) AS revised_at,
                        coalesce(l.text_rank, 0::double precision) AS text_rank,
-                       coalesce(fwl / (fk + l.lr::double precision), 0)
+                       coalesce(CASE WHEN l.whole THEN fwl_whole ELSE fwl END
+                                / (fk + l.lr::double precision), 0)
                        + coalesce(fwv / (fk + v.vr::double precision), 0) AS rrf
                 FROM lex AS l
                 FULL JOIN vec AS v ON v.entry_id = l.entry_id
