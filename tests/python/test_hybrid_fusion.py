@@ -49,7 +49,8 @@ def scene(s: Store) -> dict[str, UUID]:
     agent = s.create_agent(handle=f"fusion-{uuid4()}")
     lexical = memory(s, agent, "Tracking code QZ7781 is on the blue suitcase", [0.0, 0.0, 1.0])
     for i in range(20):
-        memory(s, agent, f"A parcel of printer paper, box {i}, arrived at the office", [-1.0, 0.0, 0.0])
+        body = f"A parcel of printer paper, box {i}, arrived at the office"
+        memory(s, agent, body, [-1.0, 0.0, 0.0])
     for i in range(60):
         memory(s, agent, f"Weather note {i}: a windy afternoon", [0.9, 0.3 + i / 1000, 0.0])
     meaning = memory(s, agent, "The package was left with the neighbour", [1.0, 0.0, 0.0])
@@ -91,10 +92,8 @@ def test_a_question_without_words_ranks_by_meaning_alone(store: Store) -> None:
         )  # fmt: skip
         assert hits[0].entry == sc["meaning"], query
         assert all(h.text_rank == 0 for h in hits), query
-        assert [h.entry for h in hits] == [
-            h.entry
-            for h in store.recall(
-                agent=sc["agent"], query=None, max_results=5,
-                query_embedding=QUERY_VECTOR, embedding_model=MODEL,
-            )  # fmt: skip
-        ]
+        alone = store.recall(
+            agent=sc["agent"], query=None, max_results=5,
+            query_embedding=QUERY_VECTOR, embedding_model=MODEL,
+        )  # fmt: skip
+        assert [h.entry for h in hits] == [h.entry for h in alone], query
