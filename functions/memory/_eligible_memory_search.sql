@@ -1,5 +1,7 @@
 -- The current state, with a query: live entries of the agent matching it, with
--- their ts_rank, through the per-agent full-text index.
+-- their text rank (ts_rank; with lexemes and weights, match 'any': the weights of
+-- the query lexemes present, see _lexeme_weights), through the per-agent
+-- full-text index.
 CREATE FUNCTION agent_state._eligible_memory_search(
     agent uuid,
     query tsquery,

@@ -1,6 +1,6 @@
 -- The current state, with a query, in some of the agent's weeks: live entries of
 -- the agent revised in those weeks (windows: weeks as _memory_week counts them)
--- matching the query, with their ts_rank, through the third column of
+-- matching the query, with their text rank (as _eligible_memory_search), through the third column of
 -- memory_entries_search_idx. The same rows as _eligible_memory_search, only
 -- restricted to those weeks.
 CREATE FUNCTION agent_state._eligible_memory_window(

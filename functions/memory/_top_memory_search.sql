@@ -33,6 +33,9 @@
 --      calc_rank_and combines terms as 1 - (1 - res) * (1 - w) with w < 1: at
 --      most 1. So rank_bound = 0.1 when the query's text has neither & nor <
 --      (then no & or <-> operator can be in it), else 1.
+--      With lexemes and weights (match 'any', term rarity), text_rank is a sum of
+--      a subset of the weights, which _lexeme_weights normalises to a total of 1:
+--      rank_bound = 1.000001 (a margin for the rounding of the sums).
 --    - subject factor: the same CASE with subject_id = current_subject, i.e.
 --      1 + boost when there is a current subject (the largest the row can get),
 --      1 when there is none (no row can match a null subject).
