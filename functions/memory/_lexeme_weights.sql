@@ -37,14 +37,22 @@ AS $$
 #variable_conflict use_variable
 DECLARE
     sample_size constant integer := 1000;
+    words tsquery [];
+    any_word tsquery;
 BEGIN
-    WITH words AS (
-        SELECT l.lexeme,
+    SELECT pg_catalog.array_agg(
                ('''' || pg_catalog.replace(pg_catalog.replace(l.lexeme, '\', '\\'), '''', '''''')
-                || '''')::tsquery AS q
-        FROM pg_catalog.unnest(pg_catalog.to_tsvector('english'::regconfig, query)) AS l
-    ),
-    sample AS MATERIALIZED (
+                || '''')::tsquery ORDER BY l.lexeme)
+    INTO words
+    FROM pg_catalog.unnest(pg_catalog.to_tsvector('english'::regconfig, query)) AS l;
+    IF words IS NULL THEN
+        RETURN;
+    END IF;
+    SELECT pg_catalog.string_agg(w.q::text, ' | ')::tsquery INTO any_word
+    FROM pg_catalog.unnest(words) AS w (q);
+    -- One test per sampled entry (does it hold any query word?), then one per
+    -- query word on those that do: most of the sample holds none.
+    WITH sample AS MATERIALIZED (
         SELECT s.tsv
         FROM (
             SELECT e.entry_id, e.current_revision, e.visibility, e.evidence_observers,
@@ -60,19 +68,23 @@ BEGIN
         ) AS ok
         WHERE ok.admitted
     ),
+    hits AS MATERIALIZED (
+        SELECT x.tsv FROM sample AS x WHERE x.tsv OPERATOR(pg_catalog.@@) any_word
+    ),
     idf AS (
-        SELECT w.lexeme, w.q,
-               pg_catalog.ln(1 + (c.n - c.df + 0.5) / (c.df + 0.5)) AS idf
-        FROM words AS w
+        SELECT w.ord, w.q,
+               pg_catalog.ln(1 + (c.n - d.df + 0.5) / (d.df + 0.5)) AS idf
+        FROM pg_catalog.unnest(words) WITH ORDINALITY AS w (q, ord)
+        CROSS JOIN (SELECT pg_catalog.count(*)::double precision AS n FROM sample) AS c
         CROSS JOIN LATERAL (
-            SELECT pg_catalog.count(*)::double precision AS n,
-                   (pg_catalog.count(*) FILTER (WHERE x.tsv OPERATOR(pg_catalog.@@) w.q))::double precision AS df
-            FROM sample AS x
-        ) AS c
+            SELECT pg_catalog.count(*)::double precision AS df
+            FROM hits AS h
+            WHERE h.tsv OPERATOR(pg_catalog.@@) w.q
+        ) AS d
     )
-    SELECT pg_catalog.array_agg(i.q ORDER BY i.lexeme),
+    SELECT pg_catalog.array_agg(i.q ORDER BY i.ord),
            pg_catalog.array_agg(
-               CASE WHEN t.total > 0 THEN i.idf / t.total ELSE 1 / t.cnt END ORDER BY i.lexeme)
+               CASE WHEN t.total > 0 THEN i.idf / t.total ELSE 1 / t.cnt END ORDER BY i.ord)
     INTO lexemes, weights
     FROM idf AS i
     CROSS JOIN (SELECT pg_catalog.sum(y.idf) AS total, pg_catalog.count(*)::double precision AS cnt
