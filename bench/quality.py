@@ -31,6 +31,11 @@ Targets: hybrid hit@5 >= ``any`` hit@5 + 0.2 on the paraphrase questions; hybrid
 the pgvector extension in the database and wordllama in Python; without either
 they are reported as skipped and the lexical modes still run.
 
+``--phrasing alt`` asks a second wording of memories and questions (16 kinds,
+written anew; with ``--seed 11`` the held-out data set of bench/results/quality.md,
+on which the fusion was not tuned). ``--baseline-bundle OLD.sql`` loads another
+build into a second database and times ``'any'`` and hybrid of both in turns.
+
 The server: ``AGENT_STATE_BENCH_DSN`` (it must offer pgvector), or a throwaway
 cluster from local binaries that ship pgvector (the local default server when it
 has it, else the PostgreSQL 18 of the ``embedded`` extra via
