@@ -19,6 +19,9 @@
 -- only eligible revisions count, so what the target may not see changes no
 -- weight. A word absent from the sample is as rare as a word can be.
 --
+-- With as_of, the sample is taken by the same rule from the state then: the
+-- newest sample_size entries live at as_of, those the target could see then.
+--
 -- NULL lexemes and weights when the text has no lexeme (a query ranked by
 -- subject and recency alone). Equal weights when the sample is empty.
 CREATE FUNCTION agent_state._lexeme_weights(
@@ -27,6 +30,7 @@ CREATE FUNCTION agent_state._lexeme_weights(
     target_conversation uuid,
     target_known boolean,
     target_audience uuid [],
+    as_of timestamptz,
     OUT lexemes tsquery [],
     OUT weights double precision []
 )
@@ -53,18 +57,47 @@ BEGIN
     -- One test per sampled entry (does it hold any query word?), then one per
     -- query word on those that do: most of the sample holds none.
     WITH sample AS MATERIALIZED (
+        -- Now: the newest live entries (memory_entries_recent_idx).
         SELECT s.tsv
         FROM (
             SELECT e.entry_id, e.current_revision, e.visibility, e.evidence_observers,
                    e.evidence_conversations, e.tsv
             FROM agent_state.memory_entries AS e
-            WHERE e.runtime_agent_id = agent AND e.live
+            WHERE as_of IS NULL AND e.runtime_agent_id = agent AND e.live
             ORDER BY e.revised_at DESC, e.entry_id
             LIMIT sample_size
         ) AS s
         CROSS JOIN LATERAL agent_state._memory_admits(
             agent, s.entry_id, s.current_revision, s.visibility, s.evidence_observers,
             s.evidence_conversations, target_conversation, target_known, target_audience, NULL
+        ) AS ok
+        WHERE ok.admitted
+        UNION ALL
+        -- as_of: the same rule then (the entries live then, as _eligible_memory
+        -- reconstructs them), so a fork of that moment weighs words alike.
+        SELECT pg_catalog.to_tsvector('english'::regconfig, s.body)
+        FROM (
+            SELECT r.entry_id, r.revision, r.body, r.visibility, r.evidence_observers,
+                   r.evidence_conversations
+            FROM (
+                SELECT DISTINCT ON (x.entry_id)
+                       x.entry_id, x.revision, x.operation, x.body, x.created_at, x.visibility,
+                       x.evidence_observers, x.evidence_conversations
+                FROM agent_state.memory_revisions AS x
+                WHERE as_of IS NOT NULL AND x.runtime_agent_id = agent AND x.created_at <= as_of
+                ORDER BY x.entry_id, x.revision DESC
+            ) AS r
+            WHERE r.operation <> 'forget'
+              AND NOT EXISTS (
+                  SELECT FROM agent_state.memory_redactions AS d
+                  WHERE d.runtime_agent_id = agent AND d.entry_id = r.entry_id
+              )
+            ORDER BY r.created_at DESC, r.entry_id
+            LIMIT sample_size
+        ) AS s
+        CROSS JOIN LATERAL agent_state._memory_admits(
+            agent, s.entry_id, s.revision, s.visibility, s.evidence_observers,
+            s.evidence_conversations, target_conversation, target_known, target_audience, as_of
         ) AS ok
         WHERE ok.admitted
     ),

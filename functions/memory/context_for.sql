@@ -81,7 +81,7 @@ BEGIN
             -- Rare words count more (_lexeme_weights).
             SELECT w.lexemes, w.weights INTO lexemes, weights
             FROM agent_state._lexeme_weights(agent, pg_catalog.left(msg_body, 10000), conversation,
-                                             known, msg_audience) AS w;
+                                             known, msg_audience, NULL) AS w;
         END IF;
     ELSIF match IS NULL OR match NOT IN ('all', 'any') THEN
         PERFORM agent_state._match_query(NULL, match);

@@ -53,7 +53,8 @@ BEGIN
     IF match = 'any' AND q IS NOT NULL THEN
         -- Rare words count more (_lexeme_weights).
         SELECT w.lexemes, w.weights INTO lexemes, weights
-        FROM agent_state._lexeme_weights(agent, query, conversation, known, target_audience) AS w;
+        FROM agent_state._lexeme_weights(agent, query, conversation, known, target_audience,
+                                         as_of) AS w;
     END IF;
     PERFORM agent_state._need_query_embedding(agent, query_embedding, embedding_model);
     RETURN QUERY

@@ -139,7 +139,7 @@ RETURNS boolean LANGUAGE sql AS $$
     SELECT ARRAY(SELECT ROW(r.entry, r.score)::text
                  FROM agent_state.recall(agent, query, NULL, subj, n, NULL, match) AS r)
            = ARRAY(SELECT ROW(b.entry, b.score)::text
-                   FROM agent_state._lexeme_weights(agent, query, NULL, false, NULL) AS w,
+                   FROM agent_state._lexeme_weights(agent, query, NULL, false, NULL, NULL) AS w,
                         pg_temp.brute(agent, agent_state._match_query(query, match), subj, boost,
                                       half_life_s, n,
                                       CASE WHEN match = 'any' THEN w.lexemes END,
