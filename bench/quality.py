@@ -25,10 +25,16 @@ come from wordllama (256 dimensions, weights shipped in its wheel, nothing
 downloaded) and are attached with the product's own ``embed_pending`` worker.
 The scores: hit@1, hit@5 and MRR over the top 10, by mode and question type.
 
-Targets: hybrid hit@5 >= ``any`` hit@5 + 0.2 on the paraphrase questions; ``any``
+Targets: hybrid hit@5 >= ``any`` hit@5 + 0.2 on the paraphrase questions; hybrid
+>= ``vector`` and >= ``any`` on every question type (SPEC section 6), and ``any``
 >= ``all`` on every question type (hit@1, hit@5 and MRR). The semantic modes need
 the pgvector extension in the database and wordllama in Python; without either
 they are reported as skipped and the lexical modes still run.
+
+``--phrasing alt`` asks a second wording of memories and questions (16 kinds,
+written anew; with ``--seed 11`` the held-out data set of bench/results/quality.md,
+on which the fusion was not tuned). ``--baseline-bundle OLD.sql`` loads another
+build into a second database and times ``'any'`` and hybrid of both in turns.
 
 The server: ``AGENT_STATE_BENCH_DSN`` (it must offer pgvector), or a throwaway
 cluster from local binaries that ship pgvector (the local default server when it
@@ -42,6 +48,7 @@ import argparse
 import json
 import os
 import random
+import statistics
 import subprocess
 import sys
 import time
@@ -477,9 +484,212 @@ KINDS: tuple[Kind, ...] = (
     ),
 )  # fmt: skip
 
+# A second set of phrasings (--phrasing alt): the same kinds of fact, the memories
+# and all three kinds of question written anew. The fusion weights and k were
+# chosen on the default phrasings only; this set (with another seed) checks that
+# they were not fitted to one wording.
+ALT_KINDS: tuple[Kind, ...] = (
+    Kind(
+        "allergy",
+        (
+            _o("Shellfish gives {n} a severe allergic reaction.",
+               "Which allergic reaction does {n} get from shellfish?",
+               "Are prawns and lobster dangerous for {n}?"),
+            _o("{n} carries an EpiPen because of a peanut allergy.",
+               "Why does {n} carry an EpiPen?",
+               "Is it risky to bake cookies with nuts for {n}?"),
+            _o("{n} reacts badly to penicillin.", "How does {n} react to penicillin?",
+               "Which medicine should a pharmacist never hand {n}?"),
+            _o("{n} cannot eat gluten.", "Can {n} eat gluten?",
+               "Would a sandwich on rye bread upset {n}?"),
+        ),
+        ("allergy info for {n}", "{n} allergic reactions?", "anything {n} reacts badly to"),
+    ),
+    Kind(
+        "diet",
+        (
+            _o("{n} stopped eating meat last year.", "When did {n} stop eating meat?",
+               "Should the barbecue for {n} be vegetables only?"),
+            _o("{n} avoids dairy entirely.", "Does {n} avoid dairy?",
+               "Is a cheese platter a bad idea for {n}?"),
+            _o("{n} eats kosher.", "Does {n} eat kosher?",
+               "Can {n} have a ham and cheese toastie?"),
+        ),
+        ("what {n} eats", "{n} food restrictions?", "meal planning notes about {n}"),
+    ),
+    Kind(
+        "pet",
+        (
+            _o("{n}'s cat {p} is fifteen years old.", "How old is {n}'s cat {p}?",
+               "Does {n} own a kitty?"),
+            _o("{n} walks a greyhound called {p} twice a day.",
+               "What is the name of the greyhound {n} walks?",
+               "Which hound does {n} take out every morning and evening?"),
+            _o("{n} keeps goldfish in a big aquarium.", "Does {n} keep goldfish?",
+               "Does {n} have a fish tank at home?"),
+        ),
+        ("pets owned by {n}", "{n} animals at home?", "{n}'s dog or cat"),
+    ),
+    Kind(
+        "job",
+        (
+            _o("{n} is a nurse in the emergency department.",
+               "Is {n} a nurse in the emergency department?",
+               "Does {n} treat patients in the ER?"),
+            _o("{n} runs a small bookshop.", "Does {n} run a bookshop?",
+               "Does {n} sell novels for a living?"),
+            _o("{n} drives a delivery van for a parcel company.", "Does {n} drive a delivery van?",
+               "Does {n} bring packages to people's doors?"),
+            _o("{n} is a dentist.", "Is {n} a dentist?", "Could {n} look at my toothache?"),
+        ),
+        ("{n} profession", "where does {n} work", "{n} career"),
+    ),
+    Kind(
+        "home",
+        (
+            _o("{n} has an apartment in {c}.", "Where is {n}'s apartment?",
+               "Which town does {n} call home?"),
+            _o("{n} relocated to {c} in spring.", "When did {n} relocate to {c}?",
+               "Has {n} changed cities recently?"),
+        ),
+        ("{n} residence", "{n} city of residence?", "where {n} is living"),
+    ),
+    Kind(
+        "birthday",
+        (
+            _o("{n} was born on {m} {d}.", "When was {n} born?",
+               "What date should I put a birthday card in the post to {n}?"),
+            _o("{n} celebrates turning thirty on {m} {d}.",
+               "When does {n} celebrate turning thirty?",
+               "When is {n}'s big party this year?"),
+        ),
+        ("{n} born when", "{n} birthday date?", "{n} age and birthday"),
+    ),
+    Kind(
+        "partner",
+        (
+            _o("{n}'s husband is {b}.", "Who is {n}'s husband?", "Who did {n} marry?"),
+            _o("{n} lives with her girlfriend {g}.", "Who does {n} live with?",
+               "Who is {n}'s partner?"),
+            _o("{n} separated from {r} in the autumn.", "When did {n} separate from {r}?",
+               "Is {n} single now?"),
+        ),
+        ("{n} relationship status", "{n} husband or wife?", "{n} significant other"),
+    ),
+    Kind(
+        "children",
+        (
+            _o("{n}'s daughter {g} is starting university.",
+               "Which of {n}'s daughters is starting university?",
+               "Is {n}'s kid going off to college?"),
+            _o("{n} is a father of three boys.", "Is {n} a father?",
+               "How many sons does {n} have?"),
+            _o("{n} adopted a baby girl named {g}.",
+               "What is the name of the baby girl {n} adopted?",
+               "Did {n} recently become a parent?"),
+        ),
+        ("{n} kids", "{n} children names?", "{n} sons and daughters"),
+    ),
+    Kind(
+        "travel",
+        (
+            _o("{n} booked a trip to {c} for {m}.", "When is {n}'s trip to {c}?",
+               "Does {n} have a holiday planned?"),
+            _o("{n} will be in {c} on business all of {m}.", "Why will {n} be in {c}?",
+               "Is {n} away for work soon?"),
+        ),
+        ("{n} trips", "{n} vacation plans?", "where {n} is travelling"),
+    ),
+    Kind(
+        "hobby",
+        (
+            _o("{n} restores old motorcycles.", "Does {n} restore motorcycles?",
+               "Is {n} good with engines?"),
+            _o("{n} sings karaoke every Friday.", "When does {n} sing karaoke?",
+               "What does {n} do at the end of the week?"),
+            _o("{n} builds model railways.", "Does {n} build model railways?",
+               "Does {n} collect miniature trains?"),
+            _o("{n} swims laps every morning.", "When does {n} swim laps?",
+               "Does {n} go to the pool?"),
+        ),
+        ("{n} leisure activities", "{n} weekend hobbies?", "what {n} enjoys doing"),
+    ),
+    Kind(
+        "drink",
+        (
+            _o("{n} drinks espresso with oat milk.", "What does {n} drink with oat milk?",
+               "How should I make {n}'s coffee?"),
+            _o("{n} gave up alcohol.", "Did {n} give up alcohol?",
+               "Should I offer {n} a glass of wine?"),
+            _o("{n} loves mint tea.", "Does {n} love mint tea?", "What hot drink would {n} enjoy?"),
+        ),
+        ("{n} beverages", "{n} coffee or tea?", "drinks {n} likes"),
+    ),
+    Kind(
+        "health",
+        (
+            _o("{n} has a bad back and avoids lifting.", "Why does {n} avoid lifting?",
+               "Can {n} help me move the sofa?"),
+            _o("{n} wears hearing aids.", "Does {n} wear hearing aids?",
+               "Should I speak up when talking to {n}?"),
+            _o("{n} is recovering from a broken wrist.", "Is {n} recovering from a broken wrist?",
+               "Can {n} play tennis right now?"),
+        ),
+        ("{n} medical conditions", "{n} health problems?", "{n} injuries or illness"),
+    ),
+    Kind(
+        "contact",
+        (
+            _o("{n} replies fastest on WhatsApp.", "Where does {n} reply fastest?",
+               "How do I get hold of {n} quickly?"),
+            _o("{n} never answers calls from unknown numbers.", "Does {n} answer unknown numbers?",
+               "Will {n} pick up if I ring from a new phone?"),
+        ),
+        ("how to contact {n}", "{n} phone or email?", "{n} preferred channel"),
+    ),
+    Kind(
+        "dislike",
+        (
+            _o("{n} detests mushrooms.", "Does {n} detest mushrooms?",
+               "Which fungus should stay off {n}'s pizza?"),
+            _o("{n} gets seasick on boats.", "Does {n} get seasick?",
+               "Is a ferry ride a bad idea for {n}?"),
+            _o("{n} hates crowded trains.", "Does {n} hate crowded trains?",
+               "Does {n} mind the rush hour commute?"),
+        ),
+        ("{n} pet peeves", "things {n} dislikes?", "what annoys {n}"),
+    ),
+    Kind(
+        "language",
+        tuple(
+            _o(f"{{n}} grew up speaking {x}.", f"Did {{n}} grow up speaking {x}?",
+               f"Could {{n}} translate for me in {place}?")
+            for x, place in (
+                ("Polish", "Warsaw"),
+                ("Turkish", "Istanbul"),
+                ("Greek", "Athens"),
+                ("Hindi", "Delhi"),
+            )
+        ),
+        ("{n} languages", "{n} mother tongue?", "languages {n} knows"),
+    ),
+    Kind(
+        "vehicle",
+        (
+            _o("{n} owns a blue Volvo estate.", "Does {n} own a Volvo?",
+               "What car is parked outside {n}'s house?"),
+            _o("{n} commutes by motorbike.", "How does {n} commute?",
+               "Does {n} ride to the office on two wheels?"),
+        ),
+        ("{n} vehicle", "{n} car model?", "how {n} gets around"),
+    ),
+)  # fmt: skip
+
 # How the user said it in the conversation (the evidence message); the memory is
 # the fact alone, as an agent would write it.
 SAYINGS = ("FYI: {b}", "Please remember that {b}", "Note for later: {b}", "{b}", "By the way, {b}")
+ALT_SAYINGS = ("Heads up: {b}", "Don't forget: {b}", "{b}", "Just so you know, {b}")
+PHRASINGS = {"default": (KINDS, SAYINGS), "alt": (ALT_KINDS, ALT_SAYINGS)}
 
 
 @dataclass
@@ -502,14 +712,15 @@ class Question:
 
 
 def build_dataset(
-    people: int, per_person: int, targets: int, seed: int
+    people: int, per_person: int, targets: int, seed: int, phrasing: str = "default"
 ) -> tuple[list[Fact], list[Question]]:
     """Facts (in recording order) and questions: ``targets`` facts drawn at random,
     each asked in every question type."""
     if people > len(PEOPLE):
         raise SystemExit(f"--people: at most {len(PEOPLE)} (unique first names)")
-    if not 1 <= per_person <= len(KINDS):
-        raise SystemExit(f"--facts-per-person: 1 to {len(KINDS)}")
+    kinds, sayings = PHRASINGS[phrasing]
+    if not 1 <= per_person <= len(kinds):
+        raise SystemExit(f"--facts-per-person: 1 to {len(kinds)} with --phrasing {phrasing}")
     rng = random.Random(seed)
     names = rng.sample(PEOPLE, people)
     facts: list[Fact] = []
@@ -517,7 +728,7 @@ def build_dataset(
     llm: list[str] = []
     for i, name in enumerate(names):
         # One fact per kind and person, so each question has exactly one answer.
-        for kind in rng.sample(KINDS, per_person):
+        for kind in rng.sample(kinds, per_person):
             option = rng.choice(kind.options)
             g, g2 = rng.sample(WOMEN, 2)
             slots = {
@@ -532,7 +743,7 @@ def build_dataset(
                 "d": rng.randint(1, 28),
             }
             body = option.body.format(**slots)
-            said = rng.choice(SAYINGS).format(b=body)
+            said = rng.choice(sayings).format(b=body)
             facts.append(Fact(i, name, kind.name, body, said))
             asks.append((option.lexical.format(**slots), option.paraphrase.format(**slots)))
             llm.append(rng.choice(kind.llm).format(**slots))
@@ -673,9 +884,10 @@ def ask(
     vectors: Sequence[Sequence[float]] | None,
 ) -> float:
     """Rank of the labelled answer (1..TOP, None: not in the top TOP) of every
-    question in one mode; returns the mean recall latency in ms."""
-    started = time.perf_counter()
+    question in one mode; returns the median recall latency in ms."""
+    took: list[float] = []
     for k, q in enumerate(questions):
+        started = time.perf_counter()
         args: dict[str, Any] = {"match": "all" if mode == "all" else "any"}
         if mode in SEMANTIC:
             assert vectors is not None
@@ -689,11 +901,12 @@ def ask(
             max_results=TOP,
             **args,
         )
+        took.append((time.perf_counter() - started) * 1000)
         ids = [h.entry for h in hits]
         target = facts[q.fact].entry
         q.ranks[mode] = ids.index(target) + 1 if target in ids else None
         q.returned[mode] = len(ids)
-    return (time.perf_counter() - started) * 1000 / max(len(questions), 1)
+    return statistics.median(took) if took else 0.0
 
 
 def scores(questions: Sequence[Question], mode: str) -> dict[str, float]:
@@ -742,6 +955,25 @@ def report(
         targets.append(
             [f"paraphrase: hybrid hit@5 >= 'any' hit@5 + {HYBRID_MARGIN}", skipped, "not run"]
         )
+    # SPEC section 6: hybrid is at least as good as each ranking alone, for every
+    # question type (hit@1, hit@5, MRR).
+    for t in TYPES:
+        for other in ("vector", "any"):
+            label = f"{t}: hybrid >= '{other}' (hit@1, hit@5, MRR)"
+            if "hybrid" not in modes:
+                targets.append([label, skipped, "not run"])
+                continue
+            h, o = summary[t]["hybrid"], summary[t][other]
+            worse = [k for k in ("hit@1", "hit@5", "mrr") if h[k] < o[k] - 1e-9]
+            targets.append(
+                [
+                    label,
+                    f"{h['hit@1']:.2f} / {h['hit@5']:.2f} / {h['mrr']:.3f} against "
+                    f"{o['hit@1']:.2f} / {o['hit@5']:.2f} / {o['mrr']:.3f}"
+                    + (f" (lower: {', '.join(worse)})" if worse else ""),
+                    verdict(not worse),
+                ]
+            )
     for t in TYPES:
         a, b = summary[t]["any"], summary[t]["all"]
         worse = [k for k in ("hit@1", "hit@5", "mrr") if a[k] < b[k] - 1e-9]
@@ -773,6 +1005,31 @@ def data_table(questions: list[Question], overlap: list[int]) -> str:
     )
 
 
+def paired_latency(
+    pairs: Sequence[tuple[Store, UUID, UUID]],
+    questions: list[Question],
+    vectors: Sequence[Sequence[float]] | None,
+) -> list[float]:
+    """Recall p50 (ms) of each (store, agent, conversation), hybrid with vectors
+    and 'any' without, measured in turns: every question is asked of each in
+    alternating order, so that a busy moment of the machine falls on both."""
+    took: list[list[float]] = [[] for _ in pairs]
+    for k, q in enumerate(questions):
+        order = list(range(len(pairs)))
+        if k % 2:
+            order.reverse()
+        for i in order:
+            store, agent, conv = pairs[i]
+            started = time.perf_counter()
+            store.recall(
+                agent=agent, query=q.text, conversation=conv, max_results=TOP, match="any",
+                query_embedding=None if vectors is None else vectors[k],
+                embedding_model=None if vectors is None else MODEL,
+            )  # fmt: skip
+            took[i].append((time.perf_counter() - started) * 1000)
+    return [statistics.median(t) for t in took]
+
+
 # ----------------------------------------------------------------- main
 
 
@@ -792,14 +1049,28 @@ def main() -> int:
         "--questions", type=int, help="facts asked about, once per question type (100; quick 20)"
     )
     ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument(
+        "--phrasing",
+        choices=sorted(PHRASINGS),
+        default="default",
+        help="which wording of memories and questions (alt: a second set, not tuned on; "
+        "with --seed 11 it is the held-out data set of bench/results/quality.md)",
+    )
     ap.add_argument("--out", help="write the results, per question too, as JSON to this file")
+    ap.add_argument(
+        "--baseline-bundle",
+        help="another install script (e.g. the previous commit's build): the same data set "
+        "in a second database, and hybrid p50 of both measured in turns",
+    )
     args = ap.parse_args()
     if args.people is None:
         args.people = 40 if args.quick else 200
     if args.questions is None:
         args.questions = 20 if args.quick else 100
 
-    facts, questions = build_dataset(args.people, args.facts_per_person, args.questions, args.seed)
+    facts, questions = build_dataset(
+        args.people, args.facts_per_person, args.questions, args.seed, args.phrasing
+    )
     embed, skipped = wordllama_embedder()
     use_pgvector_server()
     results: dict[str, Any] = {"config": {k: v for k, v in vars(args).items() if k != "out"}}
@@ -830,6 +1101,23 @@ def main() -> int:
             for mode in modes:
                 with timed(f"{len(questions)} questions, mode {mode}"):
                     latency[mode] = ask(store, agent, conv, questions, facts, mode, vectors)
+            if args.baseline_bundle and vectors is not None:
+                common.BUNDLE = Path(args.baseline_bundle)
+                base_dsn = server.product_database(DB + "_baseline")
+                enable_pgvector(base_dsn)
+                with Store(base_dsn, embedder=embed) as base:
+                    with timed("baseline: record, embed"):
+                        copies = [Fact(**{**vars(f), "entry": None}) for f in facts]
+                        base_agent, base_conv = record(base, copies)
+                        with base.transaction():
+                            base.embed_pending(agent=base_agent, model=MODEL, batch=500)
+                    pairs = [(store, agent, conv), (base, base_agent, base_conv)]
+                    with timed("'any' and hybrid p50, this build and the baseline in turns"):
+                        paired_any = paired_latency(pairs, questions, None)
+                        paired = paired_latency(pairs, questions, vectors)
+                results["paired_any_p50_ms"] = {"this": paired_any[0], "baseline": paired_any[1]}
+                results["paired_hybrid_p50_ms"] = {"this": paired[0], "baseline": paired[1]}
+                server.drop_database(DB + "_baseline")
         overlap = shared_words(dsn, questions, facts)
         server.drop_database(DB)
 
@@ -844,16 +1132,32 @@ def main() -> int:
     print("# Retrieval quality\n")
     print(
         f"{len(facts):,} memories about {args.people} made-up people ({args.facts_per_person} "
-        f"of {len(KINDS)} kinds of fact each), {len(questions)} questions ({per_type} per type), "
-        f"top {TOP}, seed {args.seed}; embeddings: "
+        f"of {len(PHRASINGS[args.phrasing][0])} kinds of fact each), {len(questions)} questions "
+        f"({per_type} per type), top {TOP}, seed {args.seed}, phrasing {args.phrasing}; "
+        "embeddings: "
         + (f"{MODEL} ({len(vectors[0])} dimensions)" if vectors else f"none ({skipped})")
         + f"; {machine.get('server', '?')}\n"
     )
     print(data_table(questions, overlap) + "\n")
     print(tables + "\n")
     print(
-        "Mean recall latency (ms, one client): " + ", ".join(f"{m} {latency[m]:.2f}" for m in modes)
+        "Median recall latency (p50, ms, one client): "
+        + ", ".join(f"{m} {latency[m]:.2f}" for m in modes)
     )
+    if "paired_hybrid_p50_ms" in results:
+        pa = results["paired_any_p50_ms"]
+        print(
+            f"'any' p50 in turns with {Path(args.baseline_bundle).name}: this build "
+            f"{pa['this']:.2f} ms, baseline {pa['baseline']:.2f} ms, ratio "
+            f"{pa['this'] / pa['baseline']:.2f}"
+        )
+        pp = results["paired_hybrid_p50_ms"]
+        print(
+            f"Hybrid p50 in turns with {Path(args.baseline_bundle).name}: this build "
+            f"{pp['this']:.2f} ms, baseline {pp['baseline']:.2f} ms, ratio "
+            f"{pp['this'] / pp['baseline']:.2f} (target <= 1.2: "
+            f"{verdict(pp['this'] <= 1.2 * pp['baseline'])})"
+        )
     results.update(
         sizes={"memories": len(facts), "people": args.people, "questions": len(questions)},
         modes=modes,

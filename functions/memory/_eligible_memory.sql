@@ -6,7 +6,9 @@ CREATE FUNCTION agent_state._eligible_memory(
     target_conversation uuid,
     target_known boolean,
     target_audience uuid [],
-    as_of timestamptz
+    as_of timestamptz,
+    lexemes tsquery [] DEFAULT NULL,
+    weights double precision [] DEFAULT NULL
 )
 RETURNS TABLE (
     entry_id uuid,
@@ -23,7 +25,8 @@ AS $$
     SELECT s.entry_id, s.revision, s.body, s.subject_id, s.revised_at, s.text_rank
     FROM agent_state._eligible_memory_search(
         _eligible_memory.agent, _eligible_memory.query, _eligible_memory.target_conversation,
-        _eligible_memory.target_known, _eligible_memory.target_audience
+        _eligible_memory.target_known, _eligible_memory.target_audience,
+        _eligible_memory.lexemes, _eligible_memory.weights
     ) AS s
     WHERE _eligible_memory.as_of IS NULL AND _eligible_memory.query IS NOT NULL
     UNION ALL
@@ -38,8 +41,15 @@ AS $$
     -- The past: the latest revision of each entry created by as_of.
     SELECT r.entry_id, r.revision, r.body, r.subject_id, r.created_at,
            CASE WHEN _eligible_memory.query IS NULL THEN 1::double precision
-               ELSE pg_catalog.ts_rank(pg_catalog.to_tsvector('english'::regconfig, r.body),
+               WHEN _eligible_memory.lexemes IS NULL
+               THEN pg_catalog.ts_rank(pg_catalog.to_tsvector('english'::regconfig, r.body),
                                        _eligible_memory.query)::double precision
+               -- match 'any': as _eligible_memory_search ranks it.
+               ELSE (SELECT coalesce(pg_catalog.sum(u.w), 0::double precision)
+                     FROM ROWS FROM (pg_catalog.unnest(_eligible_memory.lexemes),
+                                     pg_catalog.unnest(_eligible_memory.weights)) AS u (q, w)
+                     WHERE pg_catalog.to_tsvector('english'::regconfig, r.body)
+                           OPERATOR(pg_catalog.@@) u.q)
            END
     FROM (
         SELECT DISTINCT ON (x.entry_id)

@@ -1,11 +1,15 @@
 -- The current state, with a query: live entries of the agent matching it, with
--- their ts_rank, through the per-agent full-text index.
+-- their text rank (ts_rank; with lexemes and weights, match 'any': the weights of
+-- the query lexemes present, see _lexeme_weights), through the per-agent
+-- full-text index.
 CREATE FUNCTION agent_state._eligible_memory_search(
     agent uuid,
     query tsquery,
     target_conversation uuid,
     target_known boolean,
-    target_audience uuid []
+    target_audience uuid [],
+    lexemes tsquery [] DEFAULT NULL,
+    weights double precision [] DEFAULT NULL
 )
 RETURNS TABLE (
     entry_id uuid,
@@ -19,7 +23,14 @@ LANGUAGE sql
 STABLE
 AS $$
     SELECT e.entry_id, e.current_revision, e.body, e.subject_id, e.revised_at,
-           pg_catalog.ts_rank(e.tsv, _eligible_memory_search.query)::double precision
+           CASE WHEN _eligible_memory_search.lexemes IS NULL
+               THEN pg_catalog.ts_rank(e.tsv, _eligible_memory_search.query)::double precision
+               -- match 'any': the weights of the query lexemes present (_lexeme_weights).
+               ELSE (SELECT coalesce(pg_catalog.sum(u.w), 0::double precision)
+                     FROM ROWS FROM (pg_catalog.unnest(_eligible_memory_search.lexemes),
+                                     pg_catalog.unnest(_eligible_memory_search.weights)) AS u (q, w)
+                     WHERE e.tsv OPERATOR(pg_catalog.@@) u.q)
+           END
     FROM agent_state.memory_entries AS e
     CROSS JOIN LATERAL agent_state._memory_admits(
         _eligible_memory_search.agent, e.entry_id, e.current_revision, e.visibility,

@@ -1,6 +1,6 @@
 -- The current state, with a query, in some of the agent's weeks: live entries of
 -- the agent revised in those weeks (windows: weeks as _memory_week counts them)
--- matching the query, with their ts_rank, through the third column of
+-- matching the query, with their text rank (as _eligible_memory_search), through the third column of
 -- memory_entries_search_idx. The same rows as _eligible_memory_search, only
 -- restricted to those weeks.
 CREATE FUNCTION agent_state._eligible_memory_window(
@@ -9,7 +9,9 @@ CREATE FUNCTION agent_state._eligible_memory_window(
     query tsquery,
     target_conversation uuid,
     target_known boolean,
-    target_audience uuid []
+    target_audience uuid [],
+    lexemes tsquery [] DEFAULT NULL,
+    weights double precision [] DEFAULT NULL
 )
 RETURNS TABLE (
     entry_id uuid,
@@ -23,7 +25,14 @@ LANGUAGE sql
 STABLE
 AS $$
     SELECT e.entry_id, e.current_revision, e.body, e.subject_id, e.revised_at,
-           pg_catalog.ts_rank(e.tsv, _eligible_memory_window.query)::double precision
+           CASE WHEN _eligible_memory_window.lexemes IS NULL
+               THEN pg_catalog.ts_rank(e.tsv, _eligible_memory_window.query)::double precision
+               -- match 'any': the weights of the query lexemes present (_lexeme_weights).
+               ELSE (SELECT coalesce(pg_catalog.sum(u.w), 0::double precision)
+                     FROM ROWS FROM (pg_catalog.unnest(_eligible_memory_window.lexemes),
+                                     pg_catalog.unnest(_eligible_memory_window.weights)) AS u (q, w)
+                     WHERE e.tsv OPERATOR(pg_catalog.@@) u.q)
+           END
     FROM agent_state.memory_entries AS e
     CROSS JOIN LATERAL agent_state._memory_admits(
         _eligible_memory_window.agent, e.entry_id, e.current_revision, e.visibility,

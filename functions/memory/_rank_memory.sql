@@ -18,7 +18,9 @@ CREATE FUNCTION agent_state._rank_memory(
     as_of timestamptz,
     fill boolean,
     query_embedding real [],
-    embedding_model text
+    embedding_model text,
+    lexemes tsquery [] DEFAULT NULL,
+    weights double precision [] DEFAULT NULL
 )
 RETURNS TABLE (
     entry uuid, revision integer, body text, subject uuid, score double precision,
@@ -49,6 +51,15 @@ DECLARE
     old_iterative text;
     old_ef text;
     found_ids uuid [] := '{}';
+    -- The fusion's constants, chosen on bench/quality.py (bench/results/quality.md):
+    -- k, and the weights of the lexical and the vector list. The lexical list
+    -- weighs 2 when one of its candidates holds every word of the query (its
+    -- evidence is then strong: "Where does Duarte live?" and "Duarte lives in
+    -- Marrakesh"), 1 otherwise (the embedding orders what shares only a name).
+    fk constant double precision := 60;
+    fwl constant double precision := 1;
+    fwl_whole constant double precision := 2;  -- when a candidate holds every query word
+    fwv constant double precision := 1;
 BEGIN
     -- The profile current at the moment ranked for; profile_revisions holds only
     -- valid settings (_settings_problem), so they are read, not checked.
@@ -174,10 +185,18 @@ BEGIN
         FOR entry, revision, body, subject, score, text_rank, subject_match, age IN
             WITH lex AS (
                 SELECT h.entry_id, h.revision, h.body, h.subject_id, h.revised_at, h.text_rank,
-                       pg_catalog.row_number() OVER (
-                           ORDER BY h.text_rank DESC, h.revised_at DESC, h.entry_id) AS lr
+                       -- 1 + the matches whose text_rank is over 1.2 times this one's
+                       -- (ln 1.2 = 0.1823215567939546).
+                       1 + pg_catalog.count(*) OVER (
+                           ORDER BY pg_catalog.ln(GREATEST(h.text_rank, 1e-300::double precision)) DESC
+                           RANGE BETWEEN UNBOUNDED PRECEDING AND 0.1823215567939546::double precision PRECEDING
+                       ) AS lr,
+                       -- Some candidate holds every word of the query ('all': every
+                       -- candidate does; 'any': text_rank 1, the whole weight).
+                       lexemes IS NULL
+                       OR pg_catalog.max(h.text_rank) OVER () >= 0.999999::double precision AS whole
                 FROM agent_state._eligible_memory(agent, query, target_conversation, target_known,
-                                                  target_audience, as_of) AS h
+                                                  target_audience, as_of, lexemes, weights) AS h
                 WHERE query IS NOT NULL
             ),
             vec AS (
@@ -195,8 +214,9 @@ BEGIN
                        coalesce(l.subject_id, v.subject_id) AS subject_id,
                        coalesce(l.revised_at, v.revised_at) AS revised_at,
                        coalesce(l.text_rank, 0::double precision) AS text_rank,
-                       coalesce(1 / (60 + l.lr::double precision), 0)
-                       + coalesce(1 / (60 + v.vr::double precision), 0) AS rrf
+                       coalesce(CASE WHEN l.whole THEN fwl_whole ELSE fwl END
+                                / (fk + l.lr::double precision), 0)
+                       + coalesce(fwv / (fk + v.vr::double precision), 0) AS rrf
                 FROM lex AS l
                 FULL JOIN vec AS v ON v.entry_id = l.entry_id
             )
@@ -244,7 +264,7 @@ BEGIN
                    agent_state._memory_score(h.text_rank, h.subject_id, h.revised_at, current_subject,
                                              boost, ref_time, half_life_s) AS score
             FROM agent_state._eligible_memory(agent, query, target_conversation, target_known,
-                                              target_audience, as_of) AS h
+                                              target_audience, as_of, lexemes, weights) AS h
             ORDER BY 7 DESC, h.revised_at DESC, h.entry_id
             LIMIT n
         ) AS t
@@ -290,7 +310,7 @@ BEGIN
                GREATEST(ref_time - t.revised_at, interval '0')
         FROM agent_state._top_memory_search(agent, query, target_conversation, target_known,
                                             target_audience, current_subject, boost, ref_time,
-                                            half_life_s, n) AS t
+                                            half_life_s, n, lexemes, weights) AS t
         ORDER BY t.score DESC, t.revised_at DESC, t.entry_id;
     ELSE
         -- context_for: the matches first, then the newest other eligible entries.
@@ -300,7 +320,7 @@ BEGIN
                    h.score, 1 AS grp
             FROM agent_state._top_memory_search(agent, query, target_conversation, target_known,
                                                 target_audience, current_subject, boost, ref_time,
-                                                half_life_s, n) AS h
+                                                half_life_s, n, lexemes, weights) AS h
         ),
         filler AS (
             SELECT f.entry_id, f.revision, f.body, f.subject_id, f.revised_at,

@@ -33,6 +33,9 @@
 --      calc_rank_and combines terms as 1 - (1 - res) * (1 - w) with w < 1: at
 --      most 1. So rank_bound = 0.1 when the query's text has neither & nor <
 --      (then no & or <-> operator can be in it), else 1.
+--      With lexemes and weights (match 'any', term rarity), text_rank is a sum of
+--      a subset of the weights, which _lexeme_weights normalises to a total of 1:
+--      rank_bound = 1.000001 (a margin for the rounding of the sums).
 --    - subject factor: the same CASE with subject_id = current_subject, i.e.
 --      1 + boost when there is a current subject (the largest the row can get),
 --      1 when there is none (no row can match a null subject).
@@ -61,7 +64,9 @@ CREATE FUNCTION agent_state._top_memory_search(
     boost double precision,
     ref_time timestamptz,
     half_life_s double precision,
-    n integer
+    n integer,
+    lexemes tsquery [] DEFAULT NULL,
+    weights double precision [] DEFAULT NULL
 )
 RETURNS TABLE (
     entry_id uuid, revision integer, body text, subject_id uuid, revised_at timestamptz,
@@ -128,7 +133,7 @@ BEGIN
                                              current_subject, boost, ref_time,
                                              half_life_s) AS score
             FROM agent_state._eligible_memory_search(agent, query, target_conversation,
-                                                     target_known, target_audience) AS h
+                                                     target_known, target_audience, lexemes, weights) AS h
         ) AS t
         ORDER BY t.score DESC, t.revised_at DESC, t.entry_id
         LIMIT n;
@@ -137,6 +142,8 @@ BEGIN
 
     -- 2. Windows, newest first.
     rank_bound := CASE
+        -- match 'any': a sum of weights whose total is 1 (up to rounding).
+        WHEN lexemes IS NOT NULL THEN 1.000001::double precision
         WHEN pg_catalog.strpos(query::text, '&') > 0 OR pg_catalog.strpos(query::text, '<') > 0
             THEN 1::double precision
         ELSE 0.1::double precision
@@ -202,14 +209,14 @@ BEGIN
                        agent_state._memory_score(w.text_rank, w.subject_id, w.revised_at,
                                                  current_subject, boost, ref_time, half_life_s)
                 FROM agent_state._eligible_memory_window(agent, windows, query, target_conversation,
-                                                         target_known, target_audience) AS w
+                                                         target_known, target_audience, lexemes, weights) AS w
                 WHERE windows IS NOT NULL
                 UNION ALL
                 SELECT w.entry_id, w.revision, w.subject_id, w.revised_at, w.text_rank,
                        agent_state._memory_score(w.text_rank, w.subject_id, w.revised_at,
                                                  current_subject, boost, ref_time, half_life_s)
                 FROM agent_state._eligible_memory_search(agent, query, target_conversation,
-                                                         target_known, target_audience) AS w
+                                                         target_known, target_audience, lexemes, weights) AS w
                 WHERE windows IS NULL AND w.revised_at < edge
             ) AS u
             ORDER BY u.score DESC, u.revised_at DESC, u.entry_id

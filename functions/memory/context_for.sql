@@ -26,6 +26,8 @@ DECLARE
     msg_audience uuid [];
     known boolean := false;
     q tsquery;
+    lexemes tsquery [];
+    weights double precision [];
 BEGIN
     PERFORM agent_state._bind(agent);
     PERFORM agent_state._need(conversation, 'conversation');
@@ -75,6 +77,12 @@ BEGIN
     -- 10,000 characters, ranked like recall.
     IF known THEN
         q := agent_state._match_query(pg_catalog.left(msg_body, 10000), match);
+        IF match = 'any' AND q IS NOT NULL THEN
+            -- Rare words count more (_lexeme_weights).
+            SELECT w.lexemes, w.weights INTO lexemes, weights
+            FROM agent_state._lexeme_weights(agent, pg_catalog.left(msg_body, 10000), conversation,
+                                             known, msg_audience, NULL) AS w;
+        END IF;
     ELSIF match IS NULL OR match NOT IN ('all', 'any') THEN
         PERFORM agent_state._match_query(NULL, match);
     END IF;
@@ -83,7 +91,7 @@ BEGIN
     SELECT r.entry, r.revision, r.body, r.subject, r.score, r.text_rank, r.subject_match, r.age
     FROM agent_state._rank_memory(agent, q, conversation, known, msg_audience,
                                   msg_author, max_results, NULL, true,
-                                  query_embedding, embedding_model) AS r
+                                  query_embedding, embedding_model, lexemes, weights) AS r
     WHERE agent_state._chain_served_memory(agent, r.entry, r.revision, r.body, r.subject);
 END
 $$;
@@ -93,7 +101,8 @@ COMMENT ON FUNCTION agent_state.context_for(uuid, uuid, uuid, integer, text, rea
 'query_embedding => null, embedding_model => null) -> same columns as recall: '
 'memory for automatic prompt context. The message (default: the conversation''s latest) gives '
 'the text, the current subject (its author) and the target audience (its audience). Eligible '
-'entries matching any word of the message (match ''all'': every word) come first, ranked as '
+'entries matching any word of the message (rare words weighing more; match ''all'': every '
+'word) come first, ranked as '
 'recall ranks them (with query_embedding: fused with the nearest, as recall does); the newest '
 'other eligible entries fill up to max_results (text_rank 0, score 0). A message without words, '
 'or a conversation without messages, ranks every eligible entry by subject and recency. message '

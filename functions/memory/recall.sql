@@ -23,6 +23,8 @@ AS $$
 #variable_conflict use_variable
 DECLARE
     q tsquery;
+    lexemes tsquery [];
+    weights double precision [];
     known boolean := false;
     target_audience uuid [];
 BEGIN
@@ -48,12 +50,18 @@ BEGIN
     SELECT t.known, t.audience INTO known, target_audience
     FROM agent_state._conversation_target(agent, conversation, as_of) AS t;
     q := agent_state._match_query(query, match);
+    IF match = 'any' AND q IS NOT NULL THEN
+        -- Rare words count more (_lexeme_weights).
+        SELECT w.lexemes, w.weights INTO lexemes, weights
+        FROM agent_state._lexeme_weights(agent, query, conversation, known, target_audience,
+                                         as_of) AS w;
+    END IF;
     PERFORM agent_state._need_query_embedding(agent, query_embedding, embedding_model);
     RETURN QUERY
     SELECT r.entry, r.revision, r.body, r.subject, r.score, r.text_rank, r.subject_match, r.age
     FROM agent_state._rank_memory(agent, q, conversation, known, target_audience,
                                   current_subject, max_results, as_of, false,
-                                  query_embedding, embedding_model) AS r
+                                  query_embedding, embedding_model, lexemes, weights) AS r
     WHERE agent_state._chain_served_memory(agent, r.entry, r.revision, r.body, r.subject);
 END
 $$;
@@ -62,8 +70,9 @@ COMMENT ON FUNCTION agent_state.recall(uuid, text, uuid, uuid, integer, timestam
 'recall(agent, query, conversation => null, current_subject => null, max_results => 10, '
 'as_of => null, match => ''all'', query_embedding => null, embedding_model => null) -> (entry, '
 'revision, body, subject, score, text_rank, subject_match, age): full-text search (match '
-'''all'': websearch_to_tsquery syntax; ''any'': any word of the query, more words rank higher; '
-'english) over the revisions eligible for the '
+'''all'': websearch_to_tsquery syntax, ts_rank; ''any'': any word of the query, text_rank the '
+'share of the query''s idf weight it covers, rare words weighing more; english) over the '
+'revisions eligible for the '
 'conversation (its latest message''s audience; none: only operator notes and all-public '
 'evidence), or as they were at as_of. score = text_rank * (1 + subject_boost if subject = '
 'current_subject) * 0.5 ^ (age / recency_half_life); null or blank query: text_rank 1. Order: '
@@ -71,5 +80,7 @@ COMMENT ON FUNCTION agent_state.recall(uuid, text, uuid, uuid, integer, timestam
 '10,000 characters, infinite as_of: 22023. Unknown conversation or current_subject: P0002 (23503 if another '
 'perspective''s). With query_embedding (and embedding_model; pgvector needed, 0A000): the '
 'lexical matches plus the eligible revisions nearest to it by cosine distance (at least 50, or '
-'5 x max_results), fused as 1/(60 + lexical rank) + 1/(60 + vector rank), times the subject '
-'boost and recency decay (score); eligibility applies before the neighbours are taken.';
+'5 x max_results), fused as w/(60 + lexical rank) + 1/(60 + vector rank) (lexical rank: 1 + '
+'the candidates with a text_rank over 1.2 times its own; w 2 when a candidate holds every query '
+'word, else 1), times the subject boost and recency decay (score); eligibility applies before '
+'the neighbours are taken.';

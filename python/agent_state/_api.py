@@ -204,12 +204,12 @@ class StoreAPI:
         query_embedding => null, embedding_model => null) -> same columns as recall: memory for
         automatic prompt context. The message (default: the conversation's latest) gives the text,
         the current subject (its author) and the target audience (its audience). Eligible entries
-        matching any word of the message (match 'all': every word) come first, ranked as recall
-        ranks them (with query_embedding: fused with the nearest, as recall does); the newest other
-        eligible entries fill up to max_results (text_rank 0, score 0). A message without words, or
-        a conversation without messages, ranks every eligible entry by subject and recency. message
-        not in the conversation: P0002 (23503 if another perspective's). max_results: null 22004, <
-        1 22023, capped at 1000.
+        matching any word of the message (rare words weighing more; match 'all': every word) come
+        first, ranked as recall ranks them (with query_embedding: fused with the nearest, as recall
+        does); the newest other eligible entries fill up to max_results (text_rank 0, score 0). A
+        message without words, or a conversation without messages, ranks every eligible entry by
+        subject and recency. message not in the conversation: P0002 (23503 if another
+        perspective's). max_results: null 22004, < 1 22023, capped at 1000.
         """
         return self._call(
             F.context_for,
@@ -1002,18 +1002,19 @@ class StoreAPI:
         """recall(agent, query, conversation => null, current_subject => null, max_results => 10,
         as_of => null, match => 'all', query_embedding => null, embedding_model => null) -> (entry,
         revision, body, subject, score, text_rank, subject_match, age): full-text search (match
-        'all': websearch_to_tsquery syntax; 'any': any word of the query, more words rank higher;
-        english) over the revisions eligible for the conversation (its latest message's audience;
-        none: only operator notes and all-public evidence), or as they were at as_of. score =
-        text_rank * (1 + subject_boost if subject = current_subject) * 0.5 ^ (age /
-        recency_half_life); null or blank query: text_rank 1. Order: score desc, newest, entry id.
-        max_results: null 22004, < 1 22023, capped at 1000. query over 10,000 characters, infinite
-        as_of: 22023. Unknown conversation or current_subject: P0002 (23503 if another
-        perspective's). With query_embedding (and embedding_model; pgvector needed, 0A000): the
-        lexical matches plus the eligible revisions nearest to it by cosine distance (at least 50,
-        or 5 x max_results), fused as 1/(60 + lexical rank) + 1/(60 + vector rank), times the
-        subject boost and recency decay (score); eligibility applies before the neighbours are
-        taken.
+        'all': websearch_to_tsquery syntax, ts_rank; 'any': any word of the query, text_rank the
+        share of the query's idf weight it covers, rare words weighing more; english) over the
+        revisions eligible for the conversation (its latest message's audience; none: only operator
+        notes and all-public evidence), or as they were at as_of. score = text_rank * (1 +
+        subject_boost if subject = current_subject) * 0.5 ^ (age / recency_half_life); null or blank
+        query: text_rank 1. Order: score desc, newest, entry id. max_results: null 22004, < 1 22023,
+        capped at 1000. query over 10,000 characters, infinite as_of: 22023. Unknown conversation or
+        current_subject: P0002 (23503 if another perspective's). With query_embedding (and
+        embedding_model; pgvector needed, 0A000): the lexical matches plus the eligible revisions
+        nearest to it by cosine distance (at least 50, or 5 x max_results), fused as w/(60 + lexical
+        rank) + 1/(60 + vector rank) (lexical rank: 1 + the candidates with a text_rank over 1.2
+        times its own; w 2 when a candidate holds every query word, else 1), times the subject boost
+        and recency decay (score); eligibility applies before the neighbours are taken.
         """
         return self._call(
             F.recall,
@@ -1815,12 +1816,12 @@ class AsyncStoreAPI:
         query_embedding => null, embedding_model => null) -> same columns as recall: memory for
         automatic prompt context. The message (default: the conversation's latest) gives the text,
         the current subject (its author) and the target audience (its audience). Eligible entries
-        matching any word of the message (match 'all': every word) come first, ranked as recall
-        ranks them (with query_embedding: fused with the nearest, as recall does); the newest other
-        eligible entries fill up to max_results (text_rank 0, score 0). A message without words, or
-        a conversation without messages, ranks every eligible entry by subject and recency. message
-        not in the conversation: P0002 (23503 if another perspective's). max_results: null 22004, <
-        1 22023, capped at 1000.
+        matching any word of the message (rare words weighing more; match 'all': every word) come
+        first, ranked as recall ranks them (with query_embedding: fused with the nearest, as recall
+        does); the newest other eligible entries fill up to max_results (text_rank 0, score 0). A
+        message without words, or a conversation without messages, ranks every eligible entry by
+        subject and recency. message not in the conversation: P0002 (23503 if another
+        perspective's). max_results: null 22004, < 1 22023, capped at 1000.
         """
         return await self._call(
             F.context_for,
@@ -2613,18 +2614,19 @@ class AsyncStoreAPI:
         """recall(agent, query, conversation => null, current_subject => null, max_results => 10,
         as_of => null, match => 'all', query_embedding => null, embedding_model => null) -> (entry,
         revision, body, subject, score, text_rank, subject_match, age): full-text search (match
-        'all': websearch_to_tsquery syntax; 'any': any word of the query, more words rank higher;
-        english) over the revisions eligible for the conversation (its latest message's audience;
-        none: only operator notes and all-public evidence), or as they were at as_of. score =
-        text_rank * (1 + subject_boost if subject = current_subject) * 0.5 ^ (age /
-        recency_half_life); null or blank query: text_rank 1. Order: score desc, newest, entry id.
-        max_results: null 22004, < 1 22023, capped at 1000. query over 10,000 characters, infinite
-        as_of: 22023. Unknown conversation or current_subject: P0002 (23503 if another
-        perspective's). With query_embedding (and embedding_model; pgvector needed, 0A000): the
-        lexical matches plus the eligible revisions nearest to it by cosine distance (at least 50,
-        or 5 x max_results), fused as 1/(60 + lexical rank) + 1/(60 + vector rank), times the
-        subject boost and recency decay (score); eligibility applies before the neighbours are
-        taken.
+        'all': websearch_to_tsquery syntax, ts_rank; 'any': any word of the query, text_rank the
+        share of the query's idf weight it covers, rare words weighing more; english) over the
+        revisions eligible for the conversation (its latest message's audience; none: only operator
+        notes and all-public evidence), or as they were at as_of. score = text_rank * (1 +
+        subject_boost if subject = current_subject) * 0.5 ^ (age / recency_half_life); null or blank
+        query: text_rank 1. Order: score desc, newest, entry id. max_results: null 22004, < 1 22023,
+        capped at 1000. query over 10,000 characters, infinite as_of: 22023. Unknown conversation or
+        current_subject: P0002 (23503 if another perspective's). With query_embedding (and
+        embedding_model; pgvector needed, 0A000): the lexical matches plus the eligible revisions
+        nearest to it by cosine distance (at least 50, or 5 x max_results), fused as w/(60 + lexical
+        rank) + 1/(60 + vector rank) (lexical rank: 1 + the candidates with a text_rank over 1.2
+        times its own; w 2 when a candidate holds every query word, else 1), times the subject boost
+        and recency decay (score); eligibility applies before the neighbours are taken.
         """
         return await self._call(
             F.recall,

@@ -109,6 +109,13 @@ COMMENT ON TABLE agent_state.agent_moves IS
 -- expected_head).
 DROP FUNCTION agent_state.export_markdown(uuid);
 DROP FUNCTION agent_state.verify();
+-- match 'any' ranks by term rarity: the lexemes and their weights reach the
+-- ranking helpers as two more arguments.
+DROP FUNCTION agent_state._rank_memory(uuid, tsquery, uuid, boolean, uuid [], uuid, integer, timestamptz, boolean, real [], text);
+DROP FUNCTION agent_state._top_memory_search(uuid, tsquery, uuid, boolean, uuid [], uuid, double precision, timestamptz, double precision, integer);
+DROP FUNCTION agent_state._eligible_memory(uuid, tsquery, uuid, boolean, uuid [], timestamptz);
+DROP FUNCTION agent_state._eligible_memory_search(uuid, tsquery, uuid, boolean, uuid []);
+DROP FUNCTION agent_state._eligible_memory_window(uuid, bigint [], tsquery, uuid, boolean, uuid []);
 
 -- Replaceable code: every function, from its one source.
 -- include: functions/*/*.sql

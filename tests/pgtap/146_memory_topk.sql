@@ -110,16 +110,23 @@ SET LOCAL session_replication_role = origin;
 SET LOCAL row_security = on;
 SELECT pg_catalog.set_config('search_path', '"$user", public', true);
 
--- Every match ranked with the product's formula, the top n.
+-- Every match ranked with the product's formula, the top n. match 'any' ranks
+-- by term rarity: the sum of the weights (_lexeme_weights) of the query lexemes
+-- a body contains.
 CREATE FUNCTION pg_temp.brute(agent uuid, q tsquery, subj uuid, boost float8, half_life_s float8,
-                              n integer)
+                              n integer, lexemes tsquery [] DEFAULT NULL,
+                              weights float8 [] DEFAULT NULL)
 RETURNS TABLE (entry uuid, score float8) LANGUAGE sql STABLE AS $$
     SELECT t.entry_id, t.score
     FROM (
         SELECT e.entry_id, e.revised_at,
-               agent_state._memory_score(ts_rank(to_tsvector('english', e.body), q)::float8,
-                                         e.subject_id, e.revised_at, subj, boost, now(),
-                                         half_life_s) AS score
+               agent_state._memory_score(
+                   CASE WHEN lexemes IS NULL THEN ts_rank(to_tsvector('english', e.body), q)::float8
+                       ELSE (SELECT coalesce(sum(u.w), 0)
+                             FROM unnest(lexemes, weights) AS u (l, w)
+                             WHERE to_tsvector('english', e.body) @@ u.l)
+                   END,
+                   e.subject_id, e.revised_at, subj, boost, now(), half_life_s) AS score
         FROM agent_state.memory_entries AS e
         WHERE e.runtime_agent_id = agent AND e.live AND to_tsvector('english', e.body) @@ q
     ) AS t
@@ -132,8 +139,11 @@ RETURNS boolean LANGUAGE sql AS $$
     SELECT ARRAY(SELECT ROW(r.entry, r.score)::text
                  FROM agent_state.recall(agent, query, NULL, subj, n, NULL, match) AS r)
            = ARRAY(SELECT ROW(b.entry, b.score)::text
-                   FROM pg_temp.brute(agent, agent_state._match_query(query, match), subj, boost,
-                                      half_life_s, n) AS b)
+                   FROM agent_state._lexeme_weights(agent, query, NULL, false, NULL, NULL) AS w,
+                        pg_temp.brute(agent, agent_state._match_query(query, match), subj, boost,
+                                      half_life_s, n,
+                                      CASE WHEN match = 'any' THEN w.lexemes END,
+                                      CASE WHEN match = 'any' THEN w.weights END) AS b)
 $$;
 
 SELECT ok((SELECT count(*) >= 500 FROM agent_state.memory_entries AS e

@@ -173,11 +173,11 @@ SELECT results_eq($$SELECT body FROM agent_state.recall(pg_temp.id('a'), 'snack 
                       query_embedding => pg_temp.v(0.05), embedding_model => 'm')$$,
                   ARRAY['Alice is allergic to peanuts', 'Alice lives in Porto'],
                   'a question that shares no word is answered by meaning');
-SELECT ok((SELECT pg_catalog.abs(r.score - (1.0 / 61 + 1.0 / 61) * 2) < 1e-4
+SELECT ok((SELECT pg_catalog.abs(r.score - (2.0 / 61 + 1.0 / 61) * 2) < 1e-4
            FROM agent_state.recall(pg_temp.id('a'), 'peanuts', pg_temp.id('dm'), pg_temp.id('ann'),
                                    query_embedding => pg_temp.v(0), embedding_model => 'm') AS r
            WHERE r.entry = pg_temp.id('peanuts')),
-          'score: (1/(60 + 1) + 1/(60 + 1)) x (1 + subject boost), first in both rankings and new');
+          'score: (2/(60 + 1) + 1/(60 + 1)) x (1 + subject boost): first in both rankings and new, the lexical list weighing 2 (the memory holds every word of the query)');
 SELECT throws_ok($$SELECT * FROM agent_state.recall(pg_temp.id('a'), 'x', query_embedding => '{1,0}',
                    embedding_model => 'm')$$, '22023',
                  'query_embedding: model ''m'' has 3 dimensions in this agent, not 2',
