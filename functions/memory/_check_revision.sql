@@ -1,8 +1,8 @@
 -- What a revision claims, and the entry state written with it: the check run at
 -- commit for every new revision (_tg_check_memory_revision) and by verify() for
--- every stored one. One query gathers what the evidence gives, the entry state and
--- what the revision before it allows; the checks below then raise in a fixed
--- order.
+-- every stored one. One query gathers what the evidence gives and what the
+-- revision before it allows; the checks below then raise in a fixed order, the
+-- entry's state last (_check_entry_state, the one place that rule is written).
 CREATE FUNCTION agent_state._check_revision(
     agent uuid,
     entry uuid,
@@ -26,17 +26,12 @@ DECLARE
     source_author uuid [];
     observers uuid [];
     bad text;
-    entry_found boolean;
-    cur integer;
-    has_revision boolean;
-    state_ok boolean;
     prev_found boolean;
 BEGIN
     SELECT ev.n_messages, ev.n_private, ev.convs, ev.source_author, ev.observers,
-           st.current_revision IS NOT NULL, st.current_revision, st.has_revision, st.ok,
            prev.revision IS NOT NULL, prev.bad
     INTO n_messages, n_private, convs, source_author, observers,
-         entry_found, cur, has_revision, state_ok, prev_found, bad
+         prev_found, bad
     FROM (
         -- What the evidence gives (one message: its audience is the observer set).
         -- The revision's row is there (this runs after its insert, or on stored
@@ -51,31 +46,6 @@ BEGIN
         JOIN agent_state.messages AS m
           ON m.runtime_agent_id = agent AND m.message_id = v.message_id
     ) AS ev
-    LEFT JOIN LATERAL (
-        -- The entry's current state against its current revision (what
-        -- _check_entry_state checks, inlined).
-        SELECT e.current_revision, r.revision IS NOT NULL AS has_revision,
-               e.current_revision = (
-                   SELECT x.revision FROM agent_state.memory_revisions AS x
-                   WHERE x.runtime_agent_id = e.runtime_agent_id AND x.entry_id = e.entry_id
-                   ORDER BY x.revision DESC LIMIT 1)
-               AND e.body = r.body
-               AND e.subject_id IS NOT DISTINCT FROM r.subject_id
-               AND e.visibility = r.visibility
-               AND e.source_type = r.source_type
-               AND e.evidence_observers IS NOT DISTINCT FROM r.evidence_observers
-               AND e.evidence_conversations = r.evidence_conversations
-               AND e.revised_at = r.created_at
-               AND e.live = (r.operation <> 'forget' AND NOT EXISTS (
-                   SELECT FROM agent_state.memory_redactions AS d
-                   WHERE d.runtime_agent_id = e.runtime_agent_id AND d.entry_id = e.entry_id))
-               AS ok
-        FROM agent_state.memory_entries AS e
-        LEFT JOIN agent_state.memory_revisions AS r
-          ON r.runtime_agent_id = e.runtime_agent_id AND r.entry_id = e.entry_id
-         AND r.revision = e.current_revision
-        WHERE e.runtime_agent_id = agent AND e.entry_id = entry
-    ) AS st ON true
     LEFT JOIN LATERAL (
         -- What the revision before it allows (none for a create: revisions start
         -- at 1). The subqueries only run when that revision exists.
@@ -156,22 +126,7 @@ BEGIN
 
     -- The revision is written together with the entry state it produced (a
     -- missing entry is reported by the revision's own foreign key).
-    IF entry_found THEN
-        IF NOT has_revision THEN
-            RAISE EXCEPTION USING
-                ERRCODE = '23503',
-                MESSAGE = pg_catalog.format('memory_entries: entry %s has no revision %s',
-                                            entry, cur),
-                HINT = 'An entry and its revision commit in one transaction.';
-        END IF;
-        IF state_ok IS NOT TRUE THEN
-            RAISE EXCEPTION USING
-                ERRCODE = '23514',
-                MESSAGE = pg_catalog.format(
-                    'memory_entries: entry %s does not match its latest revision', entry),
-                HINT = 'The current state of an entry is always its latest revision.';
-        END IF;
-    END IF;
+    PERFORM agent_state._check_entry_state(agent, entry);
     RETURN;
 END
 $$;
