@@ -5,7 +5,7 @@
 -- namespaces and delete, isolation between agents, and bad input.
 BEGIN;
 SET client_min_messages = warning;
-SELECT plan(147);
+SELECT plan(157);
 
 CREATE ROLE t260_op IN ROLE agent_state_operator;
 CREATE ROLE t260_ra IN ROLE agent_state_runtime;
@@ -625,6 +625,58 @@ SELECT throws_ok($$SELECT * FROM agent_state.graph_list('00000000-0000-4000-8000
                  'an operator naming an agent that does not exist: P0002');
 RESET ROLE;
 SELECT is(pg_temp.graph_rows(), (SELECT v FROM rows_before), 'the refused calls wrote nothing');
+
+-- ================================================================ refusal on read
+-- SPEC section 14: a checkpoint or pending write altered with the triggers off
+-- is refused by every shape of read (get_tuple of the latest or of one id,
+-- list, list before an id, a list of the whole agent), with XX001 naming the
+-- table; the rest of history is still served.
+SET ROLE t260_ra;
+SELECT agent_state.graph_put(pg_temp.id('a'), 'tamper', '', 'k1', NULL, 'msgpack', '\x01', '{}') \g /dev/null
+SELECT agent_state.graph_put(pg_temp.id('a'), 'tamper', '', 'k2', 'k1', 'msgpack', '\x02', '{}') \g /dev/null
+SELECT agent_state.graph_put_writes(pg_temp.id('a'), 'tamper', '', 'k2', 'task', '', '{0,1}', '{x,y}',
+                                    '{json,json}', ARRAY['\x10', '\x11']::bytea []) \g /dev/null
+RESET ROLE;
+-- (Each attack is undone by writing the old value back with the triggers off:
+-- a rollback to a savepoint would also undo pgTAP's count of the tests run.)
+SET session_replication_role = replica;
+UPDATE agent_state.graph_writes SET value = '\x66' WHERE thread_id = 'tamper' AND idx = 1;
+RESET session_replication_role;
+SET ROLE t260_ra;
+SELECT throws_like($$SELECT * FROM agent_state.graph_list(pg_temp.id('a'), 'tamper', '', max_results => 1)$$,
+                   '%graph_writes%does not match its digest%',
+                   'an altered pending write: get_tuple of the latest refuses it, naming graph_writes');
+SELECT throws_ok($$SELECT * FROM agent_state.graph_list(pg_temp.id('a'), 'tamper', '', 'k2')$$, 'XX001', NULL,
+                 '... get_tuple of its checkpoint''s id: XX001');
+SELECT throws_ok($$SELECT * FROM agent_state.graph_list(pg_temp.id('a'), 'tamper', '', max_results => 10)$$,
+                 'XX001', NULL, '... list: XX001');
+SELECT throws_ok($$SELECT * FROM agent_state.graph_list(pg_temp.id('a'), 'tamper')$$, 'XX001', NULL,
+                 '... list without a namespace: XX001');
+SELECT is((SELECT pg_catalog.count(*) FROM agent_state.graph_list(pg_temp.id('a'), 'tamper', '', before => 'k2')),
+          1::bigint, '... a read that does not serve it still works');
+RESET ROLE;
+SET session_replication_role = replica;
+UPDATE agent_state.graph_writes SET value = '\x11' WHERE thread_id = 'tamper' AND idx = 1;
+UPDATE agent_state.graph_checkpoints SET payload = '\x66' WHERE thread_id = 'tamper' AND checkpoint_id = 'k1';
+RESET session_replication_role;
+SET ROLE t260_ra;
+SELECT throws_like($$SELECT * FROM agent_state.graph_list(pg_temp.id('a'), 'tamper', '', 'k1')$$,
+                   '%graph_checkpoints%does not match its digest%',
+                   'an altered checkpoint: get_tuple of its id refuses it, naming graph_checkpoints');
+SELECT throws_ok($$SELECT * FROM agent_state.graph_list(pg_temp.id('a'), 'tamper', '', before => 'k2')$$,
+                 'XX001', NULL, '... list before a later id: XX001');
+SELECT throws_ok($$SELECT * FROM agent_state.graph_list(pg_temp.id('a'), namespace => '')$$, 'XX001', NULL,
+                 '... list of the whole agent: XX001');
+SELECT results_eq($$SELECT checkpoint_id, write_channels FROM agent_state.graph_list(pg_temp.id('a'), 'tamper', '', max_results => 1)$$,
+                  $$VALUES ('k2'::text, '{x,y}'::text [])$$, '... the intact latest checkpoint is still served, with its writes');
+RESET ROLE;
+SET session_replication_role = replica;
+UPDATE agent_state.graph_checkpoints SET payload = '\x01' WHERE thread_id = 'tamper' AND checkpoint_id = 'k1';
+RESET session_replication_role;
+SET ROLE t260_ra;
+SELECT is((SELECT pg_catalog.count(*) FROM agent_state.graph_list(pg_temp.id('a'), 'tamper')), 2::bigint,
+          'the attacks undone, the whole thread is served again');
+RESET ROLE;
 
 SELECT * FROM finish();
 ROLLBACK;
