@@ -5,7 +5,7 @@
 -- namespaces and delete, isolation between agents, and bad input.
 BEGIN;
 SET client_min_messages = warning;
-SELECT plan(157);
+SELECT plan(163);
 
 CREATE ROLE t260_op IN ROLE agent_state_operator;
 CREATE ROLE t260_ra IN ROLE agent_state_runtime;
@@ -335,6 +335,23 @@ SELECT results_eq(
     'get after the put: the new value, updated after it was created');
 SELECT is_empty($$SELECT * FROM agent_state.graph_item_search(pg_temp.id('a'), '{users}', item_key => 'prefs')$$,
                 'get reads the key in exactly the namespace given, not under it');
+SELECT results_eq(
+    $$SELECT key, score > 0, (SELECT pg_catalog.count(*) FROM agent_state.graph_item_search(pg_temp.id('a'), '{users,u1}',
+                                  'coffee', item_key => 'food'))
+      FROM agent_state.graph_item_search(pg_temp.id('a'), '{users,u1}', 'green tea', item_key => 'food')$$,
+    $$VALUES ('food'::text, true, 0::bigint)$$,
+    'get with a query: the item with its score when its text matches, nothing when it does not');
+SELECT results_eq(
+    $$SELECT (SELECT pg_catalog.count(*) FROM agent_state.graph_item_search(pg_temp.id('a'), '{users,u1}',
+                  filter => '{"drink": "tea"}', item_key => 'food')),
+             (SELECT pg_catalog.count(*) FROM agent_state.graph_item_search(pg_temp.id('a'), '{users,u1}',
+                  filter => '{"drink": "coffee"}', item_key => 'food')),
+             (SELECT pg_catalog.count(*) FROM agent_state.graph_item_search(pg_temp.id('a'), '{users,u1}',
+                  skip => 1, item_key => 'food')),
+             (SELECT pg_catalog.count(*) FROM agent_state.graph_item_search(pg_temp.id('a'), '{users,u1}',
+                  max_results => 0, item_key => 'food'))$$,
+    $$VALUES (1::bigint, 0::bigint, 0::bigint, 0::bigint)$$,
+    'get with a filter (kept when the value contains it), skip 1 and max_results 0 (nothing), as a search of one item');
 SELECT results_eq(
     $$SELECT namespace, key FROM agent_state.graph_item_search(pg_temp.id('a'), '{users}')$$,
     $$VALUES ('{users,u1}'::text [], 'prefs'::text), ('{users,u2}', 'prefs'), ('{users,u1}', 'food')$$,
@@ -676,6 +693,37 @@ RESET session_replication_role;
 SET ROLE t260_ra;
 SELECT is((SELECT pg_catalog.count(*) FROM agent_state.graph_list(pg_temp.id('a'), 'tamper')), 2::bigint,
           'the attacks undone, the whole thread is served again');
+RESET ROLE;
+-- The store: a get and a search refuse an item whose value, or whose memory
+-- revision, was altered.
+SET session_replication_role = replica;
+UPDATE agent_state.graph_item_values SET value = '{"drink": "poison"}'
+WHERE entry_id = pg_temp.id('food') AND revision = 1;
+RESET session_replication_role;
+SET ROLE t260_ra;
+SELECT throws_like($$SELECT * FROM agent_state.graph_item_search(pg_temp.id('a'), '{users,u1}', item_key => 'food')$$,
+                   '%graph_item_values%does not match its digest%',
+                   'an altered item value: get refuses it, naming graph_item_values');
+SELECT throws_ok($$SELECT * FROM agent_state.graph_item_search(pg_temp.id('a'), '{users}', 'tea')$$, 'XX001', NULL,
+                 '... a search that would serve it: XX001');
+RESET ROLE;
+SET session_replication_role = replica;
+UPDATE agent_state.graph_item_values SET value = '{"drink": "tea"}'
+WHERE entry_id = pg_temp.id('food') AND revision = 1;
+UPDATE agent_state.memory_revisions SET body = 'drinks poison' WHERE entry_id = pg_temp.id('food') AND revision = 1;
+UPDATE agent_state.memory_entries SET body = 'drinks poison' WHERE entry_id = pg_temp.id('food');
+RESET session_replication_role;
+SET ROLE t260_ra;
+SELECT throws_ok($$SELECT * FROM agent_state.graph_item_search(pg_temp.id('a'), '{users,u1}', item_key => 'food')$$,
+                 'XX001', NULL, 'an altered memory revision of an item: get refuses it (XX001)');
+RESET ROLE;
+SET session_replication_role = replica;
+UPDATE agent_state.memory_revisions SET body = 'drinks green tea' WHERE entry_id = pg_temp.id('food') AND revision = 1;
+UPDATE agent_state.memory_entries SET body = 'drinks green tea' WHERE entry_id = pg_temp.id('food');
+RESET session_replication_role;
+SET ROLE t260_ra;
+SELECT results_eq($$SELECT value FROM agent_state.graph_item_search(pg_temp.id('a'), '{users,u1}', item_key => 'food')$$,
+                  $$VALUES ('{"drink": "tea"}'::jsonb)$$, 'the attacks undone, get serves the item again');
 RESET ROLE;
 
 SELECT * FROM finish();
