@@ -333,7 +333,7 @@ def table_bytes(server: Server, label: str, tables: Sequence[str] | None = None)
 
 def has_vector(server: Server, db: str) -> bool:
     with psycopg.connect(server.dsn(db), autocommit=True) as conn:
-        if conn.execute("SELECT FROM pg_available_extensions WHERE name = 'vector'").fetchone():
+        if conn.execute("SELECT 1 FROM pg_available_extensions WHERE name = 'vector'").fetchone():
             conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
             return True
     return False
@@ -369,17 +369,26 @@ def ladder(server: Server, info: dict[str, Any], calls: int) -> dict[str, dict[s
     saver, store, _, closers = open_ours(info)
     ops = {**saver_ops(saver), **store_ops(store, calls)}
     out: dict[str, dict[str, float]] = {}
+    sessions = [s.connection for s in closers]
+
+    def flush() -> None:
+        # Each session sends its counts now (else up to 10 s later), then a
+        # moment for them to land.
+        for conn in sessions:
+            conn.execute("SELECT pg_stat_force_next_flush()")
+        time.sleep(0.3)
+
     with psycopg.connect(server.dsn(db), autocommit=True) as admin:
         for name, op in ops.items():
             for i in range(20):
                 op(i)
-            time.sleep(1.2)  # the sessions flush their counts when idle for a second
+            flush()
             admin.execute("SELECT pg_stat_reset()")
             t = time.perf_counter()
             for i in range(calls):
                 op(i)
             took = (time.perf_counter() - t) / calls
-            time.sleep(1.2)
+            flush()
             admin.execute("SELECT pg_stat_clear_snapshot()")
             rows = {
                 f: (total, own)

@@ -21,6 +21,9 @@ STABLE
 SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
 SET client_min_messages = warning
+-- The digests are computed over to_jsonb of the rows, whose timestamps read the
+-- same in every session only in UTC (_chain_intact).
+SET "TimeZone" = 'UTC'
 AS $$
 #variable_conflict use_variable
 DECLARE
@@ -89,7 +92,8 @@ BEGIN
             OFFSET 0 -- keeps the checks below out of the scans
         ) AS g (namespace, key, value, created_at, updated_at, score, entry_id, revision, body, subject, rec)
         -- Refusal on read (SPEC section 14): the item's value and its memory revision.
-        WHERE agent_state._chain_checked('graph_item_values', g.rec)
+        WHERE (agent_state._chain_intact('graph_item_values', pg_catalog.to_jsonb(g.rec), (g.rec).chain_digest)
+               OR agent_state._chain_checked('graph_item_values', g.rec))
           AND agent_state._chain_served_memory(agent, g.entry_id, g.revision, g.body, g.subject);
         RETURN;
     END IF;
@@ -145,7 +149,8 @@ BEGIN
     LIMIT max_results OFFSET skip
     ) AS s (namespace, key, value, created_at, updated_at, score, entry_id, revision, body, subject, rec)
     -- Refusal on read (SPEC section 14): the item's value and its memory revision.
-    WHERE agent_state._chain_checked('graph_item_values', s.rec)
+    WHERE (agent_state._chain_intact('graph_item_values', pg_catalog.to_jsonb(s.rec), (s.rec).chain_digest)
+           OR agent_state._chain_checked('graph_item_values', s.rec))
       AND agent_state._chain_served_memory(agent, s.entry_id, s.revision, s.body, s.subject)
     ORDER BY s.score DESC NULLS LAST, s.updated_at DESC, s.namespace, s.key;
 END

@@ -33,12 +33,17 @@ SET search_path = pg_catalog, pg_temp
 -- see below); a custom plan was chosen on every call instead (a limit of 1 looks
 -- cheaper than the generic plan's guess), planning each read anew.
 SET plan_cache_mode = force_generic_plan
+-- The digests are computed over to_jsonb of the rows, whose timestamps read the
+-- same in every session only in UTC (_chain_intact).
+SET "TimeZone" = 'UTC'
 AS $$
 BEGIN
     PERFORM agent_state._bind(agent);
-    PERFORM agent_state._json_within(filter, 'filter', 1000000);
-    IF filter IS NOT NULL AND pg_catalog.jsonb_typeof(filter) <> 'object' THEN
-        RAISE EXCEPTION USING ERRCODE = '22023', MESSAGE = 'filter: must be a JSON object';
+    IF filter IS NOT NULL THEN
+        PERFORM agent_state._json_within(filter, 'filter', 1000000);
+        IF pg_catalog.jsonb_typeof(filter) <> 'object' THEN
+            RAISE EXCEPTION USING ERRCODE = '22023', MESSAGE = 'filter: must be a JSON object';
+        END IF;
     END IF;
     IF max_results IS NOT NULL THEN
         PERFORM agent_state._need_count(max_results, 'max_results', 0);
@@ -46,9 +51,11 @@ BEGIN
     -- The checkpoints first (the primary key's order, limit applied), their
     -- pending writes then for those only, in LangGraph's order (task_path,
     -- task_id, idx, by their bytes). Each checkpoint and write served is checked
-    -- against its digest (refusal on read, SPEC section 14); a write's check is
-    -- in the WHERE clause, where the planner cannot drop it (as an aggregate
-    -- nobody read, it was dropped: an altered write was served).
+    -- against its digest (refusal on read, SPEC section 14): a genuine record by
+    -- one hash in the statement (_chain_intact), anything else by
+    -- _chain_checked, which refuses it (XX001). A write's check is in the WHERE
+    -- clause, where the planner cannot drop it (as an aggregate nobody read, it
+    -- was dropped: an altered write was served).
     --
     -- The saver's reads name a thread and a namespace: get_tuple (the latest, or
     -- one id) and list (newest first, maybe before an id). Each of these shapes
@@ -71,14 +78,16 @@ BEGIN
             FROM agent_state.graph_writes AS x
             WHERE x.runtime_agent_id = c.runtime_agent_id AND x.thread_id = c.thread_id
               AND x.checkpoint_ns = c.checkpoint_ns AND x.checkpoint_id = c.checkpoint_id
-              AND agent_state._chain_checked('graph_writes', x)
+              AND (agent_state._chain_intact('graph_writes', pg_catalog.to_jsonb(x), x.chain_digest)
+                   OR agent_state._chain_checked('graph_writes', x))
         ) AS w (task_ids, channels, types, vals) ON true
         WHERE c.runtime_agent_id = graph_list.agent AND c.thread_id = graph_list.thread
           AND c.checkpoint_ns = graph_list.namespace AND c.checkpoint_id = graph_list.checkpoint
           AND (graph_list.filter IS NULL OR c.metadata @> graph_list.filter)
           AND (graph_list.before IS NULL OR c.checkpoint_id < graph_list.before)
           AND (graph_list.max_results IS NULL OR graph_list.max_results > 0)
-          AND agent_state._chain_checked('graph_checkpoints', c);
+          AND (agent_state._chain_intact('graph_checkpoints', pg_catalog.to_jsonb(c), c.chain_digest)
+               OR agent_state._chain_checked('graph_checkpoints', c));
     ELSIF thread IS NOT NULL AND namespace IS NOT NULL AND before IS NULL THEN
         RETURN QUERY
         SELECT c.thread_id, c.checkpoint_ns, c.checkpoint_id, c.parent_checkpoint_id, c.payload_type,
@@ -100,9 +109,11 @@ BEGIN
             FROM agent_state.graph_writes AS x
             WHERE x.runtime_agent_id = c.runtime_agent_id AND x.thread_id = c.thread_id
               AND x.checkpoint_ns = c.checkpoint_ns AND x.checkpoint_id = c.checkpoint_id
-              AND agent_state._chain_checked('graph_writes', x)
+              AND (agent_state._chain_intact('graph_writes', pg_catalog.to_jsonb(x), x.chain_digest)
+                   OR agent_state._chain_checked('graph_writes', x))
         ) AS w (task_ids, channels, types, vals) ON true
-        WHERE agent_state._chain_checked('graph_checkpoints', c.rec)
+        WHERE (agent_state._chain_intact('graph_checkpoints', pg_catalog.to_jsonb(c.rec), c.chain_digest)
+               OR agent_state._chain_checked('graph_checkpoints', c.rec))
         ORDER BY c.checkpoint_id DESC;
     ELSIF thread IS NOT NULL AND namespace IS NOT NULL THEN
         RETURN QUERY
@@ -125,9 +136,11 @@ BEGIN
             FROM agent_state.graph_writes AS x
             WHERE x.runtime_agent_id = c.runtime_agent_id AND x.thread_id = c.thread_id
               AND x.checkpoint_ns = c.checkpoint_ns AND x.checkpoint_id = c.checkpoint_id
-              AND agent_state._chain_checked('graph_writes', x)
+              AND (agent_state._chain_intact('graph_writes', pg_catalog.to_jsonb(x), x.chain_digest)
+                   OR agent_state._chain_checked('graph_writes', x))
         ) AS w (task_ids, channels, types, vals) ON true
-        WHERE agent_state._chain_checked('graph_checkpoints', c.rec)
+        WHERE (agent_state._chain_intact('graph_checkpoints', pg_catalog.to_jsonb(c.rec), c.chain_digest)
+               OR agent_state._chain_checked('graph_checkpoints', c.rec))
         ORDER BY c.checkpoint_id DESC;
     ELSE
         RETURN QUERY EXECUTE $q$
@@ -153,9 +166,11 @@ BEGIN
             FROM agent_state.graph_writes AS x
             WHERE x.runtime_agent_id = c.runtime_agent_id AND x.thread_id = c.thread_id
               AND x.checkpoint_ns = c.checkpoint_ns AND x.checkpoint_id = c.checkpoint_id
-              AND agent_state._chain_checked('graph_writes', x)
+              AND (agent_state._chain_intact('graph_writes', pg_catalog.to_jsonb(x), x.chain_digest)
+                   OR agent_state._chain_checked('graph_writes', x))
         ) AS w (task_ids, channels, types, vals) ON true
-        WHERE agent_state._chain_checked('graph_checkpoints', c.rec)
+        WHERE (agent_state._chain_intact('graph_checkpoints', pg_catalog.to_jsonb(c.rec), c.chain_digest)
+               OR agent_state._chain_checked('graph_checkpoints', c.rec))
         ORDER BY c.checkpoint_id DESC, c.thread_id, c.checkpoint_ns
         $q$ USING agent, thread, namespace, checkpoint, filter, before, max_results;
     END IF;

@@ -5,7 +5,7 @@
 -- namespaces and delete, isolation between agents, and bad input.
 BEGIN;
 SET client_min_messages = warning;
-SELECT plan(163);
+SELECT plan(166);
 
 CREATE ROLE t260_op IN ROLE agent_state_operator;
 CREATE ROLE t260_ra IN ROLE agent_state_runtime;
@@ -654,6 +654,32 @@ SELECT agent_state.graph_put(pg_temp.id('a'), 'tamper', '', 'k2', 'k1', 'msgpack
 SELECT agent_state.graph_put_writes(pg_temp.id('a'), 'tamper', '', 'k2', 'task', '', '{0,1}', '{x,y}',
                                     '{json,json}', ARRAY['\x10', '\x11']::bytea []) \g /dev/null
 RESET ROLE;
+-- graph_list checks a genuine record by _chain_intact, _chain_digest for a table
+-- with no excluded or erasable column and no closing update: the tables are
+-- listed so, and the two give the same digest for every stored record.
+SELECT results_eq(
+    $$SELECT pg_catalog.count(*) FROM agent_state._chain_tables() AS t
+      WHERE t.tbl IN ('graph_checkpoints', 'graph_writes', 'graph_item_values')
+        AND t.excluded = '{}' AND t.erasable IS NULL AND t.closing IS NULL$$,
+    $$VALUES (3::bigint)$$,
+    '_chain_tables: the LangGraph checkpoints, writes and item values have no excluded or erasable column and no closing update');
+SET "TimeZone" = 'UTC';
+SELECT results_eq(
+    $$SELECT pg_catalog.count(*), pg_catalog.bool_and(agent_state._chain_intact(u.tbl, u.r, u.stored)),
+             pg_catalog.bool_and(u.stored = agent_state._chain_digest(u.tbl, u.r, '{}', NULL))
+      FROM (SELECT 'graph_checkpoints'::name, pg_catalog.to_jsonb(c), c.chain_digest
+            FROM agent_state.graph_checkpoints AS c
+            UNION ALL
+            SELECT 'graph_writes'::name, pg_catalog.to_jsonb(w), w.chain_digest
+            FROM agent_state.graph_writes AS w
+            UNION ALL
+            SELECT 'graph_item_values'::name, pg_catalog.to_jsonb(v), v.chain_digest
+            FROM agent_state.graph_item_values AS v) AS u (tbl, r, stored)$$,
+    $$SELECT (SELECT pg_catalog.count(*) FROM agent_state.graph_checkpoints)
+             + (SELECT pg_catalog.count(*) FROM agent_state.graph_writes)
+             + (SELECT pg_catalog.count(*) FROM agent_state.graph_item_values), true, true$$,
+    '_chain_intact agrees with _chain_digest on every stored checkpoint, write and item value');
+RESET "TimeZone";
 -- (Each attack is undone by writing the old value back with the triggers off:
 -- a rollback to a savepoint would also undo pgTAP's count of the tests run.)
 SET session_replication_role = replica;
@@ -676,6 +702,11 @@ SET session_replication_role = replica;
 UPDATE agent_state.graph_writes SET value = '\x11' WHERE thread_id = 'tamper' AND idx = 1;
 UPDATE agent_state.graph_checkpoints SET payload = '\x66' WHERE thread_id = 'tamper' AND checkpoint_id = 'k1';
 RESET session_replication_role;
+SET "TimeZone" = 'UTC';
+SELECT is((SELECT agent_state._chain_intact('graph_checkpoints', pg_catalog.to_jsonb(c), c.chain_digest)
+           FROM agent_state.graph_checkpoints AS c WHERE c.thread_id = 'tamper' AND c.checkpoint_id = 'k1'),
+          false, '_chain_intact: false for the altered checkpoint (graph_list then asks _chain_checked)');
+RESET "TimeZone";
 SET ROLE t260_ra;
 SELECT throws_like($$SELECT * FROM agent_state.graph_list(pg_temp.id('a'), 'tamper', '', 'k1')$$,
                    '%graph_checkpoints%does not match its digest%',
