@@ -33,6 +33,12 @@ SET search_path = pg_catalog, pg_temp
 -- see below); a custom plan was chosen on every call instead (a limit of 1 looks
 -- cheaper than the generic plan's guess), planning each read anew.
 SET plan_cache_mode = force_generic_plan
+-- A generic plan is made for the average value: once ANALYZE has seen one
+-- checkpoint holding most of the pending writes (or one thread most of the
+-- checkpoints), it scanned the whole table for every checkpoint served (list
+-- of 10 took 3.3 ms instead of 0.8, measured). The primary key serves every
+-- statement here, for any value.
+SET enable_seqscan = off
 -- The digests are computed over to_jsonb of the rows, whose timestamps read the
 -- same in every session only in UTC (_chain_intact).
 SET "TimeZone" = 'UTC'
