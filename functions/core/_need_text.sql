@@ -5,7 +5,11 @@ LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
-    PERFORM agent_state._need(val, arg);
+    -- _need's rule and message, inline: passing val on would copy it, and an
+    -- oversized value is refused before anything copies it (test_robustness).
+    IF val IS NULL THEN
+        RAISE EXCEPTION USING ERRCODE = '22004', MESSAGE = arg || ': must not be null';
+    END IF;
     -- The length first, before anything copies the value: octet_length reads a
     -- stored value's size from its header, and a character takes at most 4 bytes.
     IF pg_catalog.octet_length(val) > max_len::bigint * 4 OR pg_catalog.length(val) > max_len THEN

@@ -21,6 +21,9 @@ STABLE
 SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
 SET client_min_messages = warning
+-- The digests are computed over to_jsonb of the rows, whose timestamps read the
+-- same in every session only in UTC (_chain_intact).
+SET "TimeZone" = 'UTC'
 AS $$
 #variable_conflict use_variable
 DECLARE
@@ -28,7 +31,9 @@ DECLARE
     q tsquery;
 BEGIN
     PERFORM agent_state._bind(agent);
-    PERFORM agent_state._json_within(filter, 'filter', 1000000);
+    IF filter IS NOT NULL THEN
+        PERFORM agent_state._json_within(filter, 'filter', 1000000);
+    END IF;
     -- A prefix or key beyond the limits of a stored item matches none: refused
     -- before it is read (22023).
     PERFORM agent_state._need_graph_labels(namespace_prefix, 'namespace_prefix');
@@ -43,8 +48,55 @@ BEGIN
     IF pg_catalog.length(query) > 10000 THEN
         RAISE EXCEPTION USING ERRCODE = '22023', MESSAGE = 'query: longer than 10000 characters';
     END IF;
-    q := agent_state._match_query(query, 'any');
+    IF query IS NOT NULL THEN
+        q := agent_state._match_query(query, 'any');
+    END IF;
     t := agent_state._conversation_target(agent, conversation, NULL);
+    -- A get (item_key): one item read by the primary key of graph_items, a
+    -- statement of its own whose generic plan PL/pgSQL caches (as a case of the
+    -- search below, a get was planned anew on every call). The same rules as the search: live,
+    -- the newest value, eligibility, query and filter, skip and max_results, and
+    -- the refusal on read.
+    IF item_key IS NOT NULL THEN
+        RETURN QUERY
+        SELECT g.namespace, g.key, g.value, g.created_at, g.updated_at, g.score
+        FROM (
+            SELECT i.namespace, i.key, v.value,
+                   (SELECT r.created_at FROM agent_state.memory_revisions AS r
+                    WHERE r.runtime_agent_id = i.runtime_agent_id AND r.entry_id = m.entry_id
+                      AND r.revision = 1),
+                   m.revised_at,
+                   CASE WHEN q IS NULL THEN NULL ELSE pg_catalog.ts_rank(m.tsv, q)::double precision END,
+                   m.entry_id, m.current_revision, m.body, m.subject_id, v.rec
+            FROM agent_state.graph_items AS i
+            JOIN agent_state.memory_entries AS m
+              ON m.runtime_agent_id = i.runtime_agent_id AND m.entry_id = i.entry_id AND m.live
+            CROSS JOIN LATERAL (
+                SELECT w.value, w AS rec FROM agent_state.graph_item_values AS w
+                WHERE w.runtime_agent_id = m.runtime_agent_id AND w.entry_id = m.entry_id
+                  AND w.revision <= m.current_revision
+                ORDER BY w.revision DESC
+                LIMIT 1
+            ) AS v
+            CROSS JOIN LATERAL agent_state._memory_admits(
+                agent, m.entry_id, m.current_revision, m.visibility, m.evidence_observers,
+                m.evidence_conversations, conversation, t.known, t.audience, NULL
+            ) AS ok
+            WHERE i.runtime_agent_id = agent AND i.namespace = namespace_prefix AND i.key = item_key
+              AND (filter IS NULL OR v.value @> filter)
+              AND (q IS NULL OR m.tsv @@ q)
+              AND (conversation IS NULL OR ok.admitted)
+              -- At most one item: skip and max_results as tests, not as a LIMIT
+              -- (with a LIMIT, a custom plan looked cheaper: planned every call).
+              AND skip = 0 AND max_results > 0
+            OFFSET 0 -- keeps the checks below out of the scans
+        ) AS g (namespace, key, value, created_at, updated_at, score, entry_id, revision, body, subject, rec)
+        -- Refusal on read (SPEC section 14): the item's value and its memory revision.
+        WHERE (agent_state._chain_intact('graph_item_values', pg_catalog.to_jsonb(g.rec), (g.rec).chain_digest)
+               OR agent_state._chain_checked('graph_item_values', g.rec))
+          AND agent_state._chain_served_memory(agent, g.entry_id, g.revision, g.body, g.subject);
+        RETURN;
+    END IF;
     -- Driven by the items under the prefix, each item's entry and value read by
     -- primary key (OFFSET 0 keeps these lookups per item: planned as joins
     -- before the first ANALYZE, they scanned every entry of the agent for each
@@ -97,7 +149,8 @@ BEGIN
     LIMIT max_results OFFSET skip
     ) AS s (namespace, key, value, created_at, updated_at, score, entry_id, revision, body, subject, rec)
     -- Refusal on read (SPEC section 14): the item's value and its memory revision.
-    WHERE agent_state._chain_checked('graph_item_values', s.rec)
+    WHERE (agent_state._chain_intact('graph_item_values', pg_catalog.to_jsonb(s.rec), (s.rec).chain_digest)
+           OR agent_state._chain_checked('graph_item_values', s.rec))
       AND agent_state._chain_served_memory(agent, s.entry_id, s.revision, s.body, s.subject)
     ORDER BY s.score DESC NULLS LAST, s.updated_at DESC, s.namespace, s.key;
 END

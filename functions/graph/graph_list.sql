@@ -1,6 +1,7 @@
 -- LangGraph checkpointer reads, one round trip: checkpoints newest first (ids sort
 -- by time), each with its pending writes in LangGraph's order (task_path, task_id,
--- idx). get_tuple is this with a thread, a namespace and max_results 1.
+-- idx). get_tuple is this with a thread, a namespace and max_results 1 (or the
+-- checkpoint's id).
 CREATE FUNCTION agent_state.graph_list(
     agent uuid,
     thread text DEFAULT NULL,
@@ -28,49 +29,157 @@ LANGUAGE plpgsql
 STABLE
 SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
--- Planned per call: which of thread, namespace, checkpoint and before are given
--- decides whether the primary key serves the read (a generic plan cannot tell).
-SET plan_cache_mode = force_custom_plan
+-- Each statement below has one good plan whatever its values (the primary key,
+-- see below); a custom plan was chosen on every call instead (a limit of 1 looks
+-- cheaper than the generic plan's guess), planning each read anew.
+SET plan_cache_mode = force_generic_plan
+-- A generic plan is made for the average value: once ANALYZE has seen one
+-- checkpoint holding most of the pending writes (or one thread most of the
+-- checkpoints), it scanned the whole table for every checkpoint served (list
+-- of 10 took 3.3 ms instead of 0.8, measured). The primary key serves every
+-- statement here, for any value.
+SET enable_seqscan = off
+-- The digests are computed over to_jsonb of the rows, whose timestamps read the
+-- same in every session only in UTC (_chain_intact).
+SET "TimeZone" = 'UTC'
 AS $$
 BEGIN
     PERFORM agent_state._bind(agent);
-    PERFORM agent_state._json_within(filter, 'filter', 1000000);
-    IF filter IS NOT NULL AND pg_catalog.jsonb_typeof(filter) <> 'object' THEN
-        RAISE EXCEPTION USING ERRCODE = '22023', MESSAGE = 'filter: must be a JSON object';
+    IF filter IS NOT NULL THEN
+        PERFORM agent_state._json_within(filter, 'filter', 1000000);
+        IF pg_catalog.jsonb_typeof(filter) <> 'object' THEN
+            RAISE EXCEPTION USING ERRCODE = '22023', MESSAGE = 'filter: must be a JSON object';
+        END IF;
     END IF;
     IF max_results IS NOT NULL THEN
         PERFORM agent_state._need_count(max_results, 'max_results', 0);
     END IF;
     -- The checkpoints first (the primary key's order, limit applied), their
-    -- pending writes then for those only.
-    RETURN QUERY
-    SELECT c.thread_id, c.checkpoint_ns, c.checkpoint_id, c.parent_checkpoint_id, c.payload_type,
-           c.payload, c.metadata, c.run_id, w.task_ids, w.channels, w.types, w.vals
-    FROM (
-        SELECT k.*, k AS rec
-        FROM agent_state.graph_checkpoints AS k
-        WHERE k.runtime_agent_id = graph_list.agent
-          AND (graph_list.thread IS NULL OR k.thread_id = graph_list.thread)
-          AND (graph_list.namespace IS NULL OR k.checkpoint_ns = graph_list.namespace)
-          AND (graph_list.checkpoint IS NULL OR k.checkpoint_id = graph_list.checkpoint)
-          AND (graph_list.filter IS NULL OR k.metadata @> graph_list.filter)
-          AND (graph_list.before IS NULL OR k.checkpoint_id < graph_list.before)
-        ORDER BY k.checkpoint_id DESC, k.thread_id, k.checkpoint_ns
-        LIMIT graph_list.max_results
-    ) AS c
-    LEFT JOIN LATERAL (
-        SELECT pg_catalog.array_agg(x.task_id ORDER BY x.task_path COLLATE "C", x.task_id COLLATE "C", x.idx),
-               pg_catalog.array_agg(x.channel ORDER BY x.task_path COLLATE "C", x.task_id COLLATE "C", x.idx),
-               pg_catalog.array_agg(x.value_type ORDER BY x.task_path COLLATE "C", x.task_id COLLATE "C", x.idx),
-               pg_catalog.array_agg(x.value ORDER BY x.task_path COLLATE "C", x.task_id COLLATE "C", x.idx),
-               pg_catalog.bool_and(agent_state._chain_checked('graph_writes', x))
-        FROM agent_state.graph_writes AS x
-        WHERE x.runtime_agent_id = c.runtime_agent_id AND x.thread_id = c.thread_id
-          AND x.checkpoint_ns = c.checkpoint_ns AND x.checkpoint_id = c.checkpoint_id
-    ) AS w (task_ids, channels, types, vals, checked) ON true
-    -- Refusal on read (SPEC section 14): each checkpoint and write served is checked.
-    WHERE agent_state._chain_checked('graph_checkpoints', c.rec)
-    ORDER BY c.checkpoint_id DESC, c.thread_id, c.checkpoint_ns;
+    -- pending writes then for those only, in LangGraph's order (task_path,
+    -- task_id, idx, by their bytes). Each checkpoint and write served is checked
+    -- against its digest (refusal on read, SPEC section 14): a genuine record by
+    -- one hash in the statement (_chain_intact), anything else by
+    -- _chain_checked, which refuses it (XX001). A write's check is in the WHERE
+    -- clause, where the planner cannot drop it (as an aggregate nobody read, it
+    -- was dropped: an altered write was served).
+    --
+    -- The saver's reads name a thread and a namespace: get_tuple (the latest, or
+    -- one id) and list (newest first, maybe before an id). Each of these shapes
+    -- is a statement of its own, whose plan PL/pgSQL caches: the primary key
+    -- serves it whatever the values. Any other shape (no thread, no namespace)
+    -- is planned for its values on each call (EXECUTE). (Not force_custom_plan
+    -- on the function, as before: the setting reaches every function it calls,
+    -- so the digest check of each row served was planned anew, three times its
+    -- cost.)
+    IF thread IS NOT NULL AND namespace IS NOT NULL AND checkpoint IS NOT NULL THEN
+        RETURN QUERY
+        SELECT c.thread_id, c.checkpoint_ns, c.checkpoint_id, c.parent_checkpoint_id, c.payload_type,
+               c.payload, c.metadata, c.run_id, w.task_ids, w.channels, w.types, w.vals
+        FROM agent_state.graph_checkpoints AS c
+        LEFT JOIN LATERAL (
+            SELECT pg_catalog.array_agg(x.task_id ORDER BY x.task_path COLLATE "C", x.task_id COLLATE "C", x.idx),
+                   pg_catalog.array_agg(x.channel ORDER BY x.task_path COLLATE "C", x.task_id COLLATE "C", x.idx),
+                   pg_catalog.array_agg(x.value_type ORDER BY x.task_path COLLATE "C", x.task_id COLLATE "C", x.idx),
+                   pg_catalog.array_agg(x.value ORDER BY x.task_path COLLATE "C", x.task_id COLLATE "C", x.idx)
+            FROM agent_state.graph_writes AS x
+            WHERE x.runtime_agent_id = c.runtime_agent_id AND x.thread_id = c.thread_id
+              AND x.checkpoint_ns = c.checkpoint_ns AND x.checkpoint_id = c.checkpoint_id
+              AND (agent_state._chain_intact('graph_writes', pg_catalog.to_jsonb(x), x.chain_digest)
+                   OR agent_state._chain_checked('graph_writes', x))
+        ) AS w (task_ids, channels, types, vals) ON true
+        WHERE c.runtime_agent_id = graph_list.agent AND c.thread_id = graph_list.thread
+          AND c.checkpoint_ns = graph_list.namespace AND c.checkpoint_id = graph_list.checkpoint
+          AND (graph_list.filter IS NULL OR c.metadata @> graph_list.filter)
+          AND (graph_list.before IS NULL OR c.checkpoint_id < graph_list.before)
+          AND (graph_list.max_results IS NULL OR graph_list.max_results > 0)
+          AND (agent_state._chain_intact('graph_checkpoints', pg_catalog.to_jsonb(c), c.chain_digest)
+               OR agent_state._chain_checked('graph_checkpoints', c));
+    ELSIF thread IS NOT NULL AND namespace IS NOT NULL AND before IS NULL THEN
+        RETURN QUERY
+        SELECT c.thread_id, c.checkpoint_ns, c.checkpoint_id, c.parent_checkpoint_id, c.payload_type,
+               c.payload, c.metadata, c.run_id, w.task_ids, w.channels, w.types, w.vals
+        FROM (
+            SELECT k.*, k AS rec
+            FROM agent_state.graph_checkpoints AS k
+            WHERE k.runtime_agent_id = graph_list.agent AND k.thread_id = graph_list.thread
+              AND k.checkpoint_ns = graph_list.namespace
+              AND (graph_list.filter IS NULL OR k.metadata @> graph_list.filter)
+            ORDER BY k.checkpoint_id DESC
+            LIMIT graph_list.max_results
+        ) AS c
+        LEFT JOIN LATERAL (
+            SELECT pg_catalog.array_agg(x.task_id ORDER BY x.task_path COLLATE "C", x.task_id COLLATE "C", x.idx),
+                   pg_catalog.array_agg(x.channel ORDER BY x.task_path COLLATE "C", x.task_id COLLATE "C", x.idx),
+                   pg_catalog.array_agg(x.value_type ORDER BY x.task_path COLLATE "C", x.task_id COLLATE "C", x.idx),
+                   pg_catalog.array_agg(x.value ORDER BY x.task_path COLLATE "C", x.task_id COLLATE "C", x.idx)
+            FROM agent_state.graph_writes AS x
+            WHERE x.runtime_agent_id = c.runtime_agent_id AND x.thread_id = c.thread_id
+              AND x.checkpoint_ns = c.checkpoint_ns AND x.checkpoint_id = c.checkpoint_id
+              AND (agent_state._chain_intact('graph_writes', pg_catalog.to_jsonb(x), x.chain_digest)
+                   OR agent_state._chain_checked('graph_writes', x))
+        ) AS w (task_ids, channels, types, vals) ON true
+        WHERE (agent_state._chain_intact('graph_checkpoints', pg_catalog.to_jsonb(c.rec), c.chain_digest)
+               OR agent_state._chain_checked('graph_checkpoints', c.rec))
+        ORDER BY c.checkpoint_id DESC;
+    ELSIF thread IS NOT NULL AND namespace IS NOT NULL THEN
+        RETURN QUERY
+        SELECT c.thread_id, c.checkpoint_ns, c.checkpoint_id, c.parent_checkpoint_id, c.payload_type,
+               c.payload, c.metadata, c.run_id, w.task_ids, w.channels, w.types, w.vals
+        FROM (
+            SELECT k.*, k AS rec
+            FROM agent_state.graph_checkpoints AS k
+            WHERE k.runtime_agent_id = graph_list.agent AND k.thread_id = graph_list.thread
+              AND k.checkpoint_ns = graph_list.namespace AND k.checkpoint_id < graph_list.before
+              AND (graph_list.filter IS NULL OR k.metadata @> graph_list.filter)
+            ORDER BY k.checkpoint_id DESC
+            LIMIT graph_list.max_results
+        ) AS c
+        LEFT JOIN LATERAL (
+            SELECT pg_catalog.array_agg(x.task_id ORDER BY x.task_path COLLATE "C", x.task_id COLLATE "C", x.idx),
+                   pg_catalog.array_agg(x.channel ORDER BY x.task_path COLLATE "C", x.task_id COLLATE "C", x.idx),
+                   pg_catalog.array_agg(x.value_type ORDER BY x.task_path COLLATE "C", x.task_id COLLATE "C", x.idx),
+                   pg_catalog.array_agg(x.value ORDER BY x.task_path COLLATE "C", x.task_id COLLATE "C", x.idx)
+            FROM agent_state.graph_writes AS x
+            WHERE x.runtime_agent_id = c.runtime_agent_id AND x.thread_id = c.thread_id
+              AND x.checkpoint_ns = c.checkpoint_ns AND x.checkpoint_id = c.checkpoint_id
+              AND (agent_state._chain_intact('graph_writes', pg_catalog.to_jsonb(x), x.chain_digest)
+                   OR agent_state._chain_checked('graph_writes', x))
+        ) AS w (task_ids, channels, types, vals) ON true
+        WHERE (agent_state._chain_intact('graph_checkpoints', pg_catalog.to_jsonb(c.rec), c.chain_digest)
+               OR agent_state._chain_checked('graph_checkpoints', c.rec))
+        ORDER BY c.checkpoint_id DESC;
+    ELSE
+        RETURN QUERY EXECUTE $q$
+        SELECT c.thread_id, c.checkpoint_ns, c.checkpoint_id, c.parent_checkpoint_id, c.payload_type,
+               c.payload, c.metadata, c.run_id, w.task_ids, w.channels, w.types, w.vals
+        FROM (
+            SELECT k.*, k AS rec
+            FROM agent_state.graph_checkpoints AS k
+            WHERE k.runtime_agent_id = $1
+              AND ($2 IS NULL OR k.thread_id = $2)
+              AND ($3 IS NULL OR k.checkpoint_ns = $3)
+              AND ($4 IS NULL OR k.checkpoint_id = $4)
+              AND ($5 IS NULL OR k.metadata @> $5)
+              AND ($6 IS NULL OR k.checkpoint_id < $6)
+            ORDER BY k.checkpoint_id DESC, k.thread_id, k.checkpoint_ns
+            LIMIT $7
+        ) AS c
+        LEFT JOIN LATERAL (
+            SELECT pg_catalog.array_agg(x.task_id ORDER BY x.task_path COLLATE "C", x.task_id COLLATE "C", x.idx),
+                   pg_catalog.array_agg(x.channel ORDER BY x.task_path COLLATE "C", x.task_id COLLATE "C", x.idx),
+                   pg_catalog.array_agg(x.value_type ORDER BY x.task_path COLLATE "C", x.task_id COLLATE "C", x.idx),
+                   pg_catalog.array_agg(x.value ORDER BY x.task_path COLLATE "C", x.task_id COLLATE "C", x.idx)
+            FROM agent_state.graph_writes AS x
+            WHERE x.runtime_agent_id = c.runtime_agent_id AND x.thread_id = c.thread_id
+              AND x.checkpoint_ns = c.checkpoint_ns AND x.checkpoint_id = c.checkpoint_id
+              AND (agent_state._chain_intact('graph_writes', pg_catalog.to_jsonb(x), x.chain_digest)
+                   OR agent_state._chain_checked('graph_writes', x))
+        ) AS w (task_ids, channels, types, vals) ON true
+        WHERE (agent_state._chain_intact('graph_checkpoints', pg_catalog.to_jsonb(c.rec), c.chain_digest)
+               OR agent_state._chain_checked('graph_checkpoints', c.rec))
+        ORDER BY c.checkpoint_id DESC, c.thread_id, c.checkpoint_ns
+        $q$ USING agent, thread, namespace, checkpoint, filter, before, max_results;
+    END IF;
 END
 $$;
 

@@ -77,8 +77,12 @@ BEGIN
     ON CONFLICT ON CONSTRAINT graph_checkpoints_pkey DO NOTHING;
     -- The run ledger's frontier: where to resume. (A checkpoint of an earlier
     -- LangGraph run of the thread, whose run was handed off, is stored only.)
+    -- What checkpoint() does, less what this call checked already (the binding,
+    -- the run being the agent's, the frontier's shape): lock the run, refuse a
+    -- finished one (55000), append the next number.
     IF FOUND AND run = cur THEN
-        PERFORM agent_state.checkpoint(agent, run, pg_catalog.jsonb_build_object(
+        PERFORM agent_state._run_writable(agent, run);
+        PERFORM agent_state._append_checkpoint(agent, run, pg_catalog.jsonb_build_object(
             'thread_id', thread_id, 'checkpoint_ns', checkpoint_ns, 'checkpoint_id', checkpoint_id));
     END IF;
 END

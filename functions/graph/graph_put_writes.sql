@@ -46,8 +46,15 @@ BEGIN
     END IF;
     -- Writes may reach the database before their checkpoint (LangGraph saves
     -- checkpoints in the background): they belong to the thread, not to a stored
-    -- checkpoint.
-    PERFORM agent_state._graph_thread(agent, thread_id);
+    -- checkpoint. The thread is created on first use; an existing one is not
+    -- locked (threads are never deleted, and the foreign key's check holds it):
+    -- the tasks of one step store their writes side by side.
+    IF NOT EXISTS (
+        SELECT FROM agent_state.graph_threads AS t
+        WHERE t.runtime_agent_id = agent AND t.thread_id = thread_id
+    ) THEN
+        PERFORM agent_state._graph_thread(agent, thread_id);
+    END IF;
     -- A write already stored is kept (LangGraph retries), except a special write
     -- (idx < 0), which the next one replaces.
     INSERT INTO agent_state.graph_writes AS w

@@ -5,7 +5,7 @@
 -- namespaces and delete, isolation between agents, and bad input.
 BEGIN;
 SET client_min_messages = warning;
-SELECT plan(147);
+SELECT plan(167);
 
 CREATE ROLE t260_op IN ROLE agent_state_operator;
 CREATE ROLE t260_ra IN ROLE agent_state_runtime;
@@ -336,6 +336,23 @@ SELECT results_eq(
 SELECT is_empty($$SELECT * FROM agent_state.graph_item_search(pg_temp.id('a'), '{users}', item_key => 'prefs')$$,
                 'get reads the key in exactly the namespace given, not under it');
 SELECT results_eq(
+    $$SELECT key, score > 0, (SELECT pg_catalog.count(*) FROM agent_state.graph_item_search(pg_temp.id('a'), '{users,u1}',
+                                  'coffee', item_key => 'food'))
+      FROM agent_state.graph_item_search(pg_temp.id('a'), '{users,u1}', 'green tea', item_key => 'food')$$,
+    $$VALUES ('food'::text, true, 0::bigint)$$,
+    'get with a query: the item with its score when its text matches, nothing when it does not');
+SELECT results_eq(
+    $$SELECT (SELECT pg_catalog.count(*) FROM agent_state.graph_item_search(pg_temp.id('a'), '{users,u1}',
+                  filter => '{"drink": "tea"}', item_key => 'food')),
+             (SELECT pg_catalog.count(*) FROM agent_state.graph_item_search(pg_temp.id('a'), '{users,u1}',
+                  filter => '{"drink": "coffee"}', item_key => 'food')),
+             (SELECT pg_catalog.count(*) FROM agent_state.graph_item_search(pg_temp.id('a'), '{users,u1}',
+                  skip => 1, item_key => 'food')),
+             (SELECT pg_catalog.count(*) FROM agent_state.graph_item_search(pg_temp.id('a'), '{users,u1}',
+                  max_results => 0, item_key => 'food'))$$,
+    $$VALUES (1::bigint, 0::bigint, 0::bigint, 0::bigint)$$,
+    'get with a filter (kept when the value contains it), skip 1 and max_results 0 (nothing), as a search of one item');
+SELECT results_eq(
     $$SELECT namespace, key FROM agent_state.graph_item_search(pg_temp.id('a'), '{users}')$$,
     $$VALUES ('{users,u1}'::text [], 'prefs'::text), ('{users,u2}', 'prefs'), ('{users,u1}', 'food')$$,
     'graph_item_search: the live items under the prefix, most recently updated first');
@@ -625,6 +642,144 @@ SELECT throws_ok($$SELECT * FROM agent_state.graph_list('00000000-0000-4000-8000
                  'an operator naming an agent that does not exist: P0002');
 RESET ROLE;
 SELECT is(pg_temp.graph_rows(), (SELECT v FROM rows_before), 'the refused calls wrote nothing');
+
+-- ================================================================ refusal on read
+-- SPEC section 14: a checkpoint or pending write altered with the triggers off
+-- is refused by every shape of read (get_tuple of the latest or of one id,
+-- list, list before an id, a list of the whole agent), with XX001 naming the
+-- table; the rest of history is still served.
+SET ROLE t260_ra;
+SELECT agent_state.graph_put(pg_temp.id('a'), 'tamper', '', 'k1', NULL, 'msgpack', '\x01', '{}') \g /dev/null
+SELECT agent_state.graph_put(pg_temp.id('a'), 'tamper', '', 'k2', 'k1', 'msgpack', '\x02', '{}') \g /dev/null
+SELECT agent_state.graph_put_writes(pg_temp.id('a'), 'tamper', '', 'k2', 'task', '', '{0,1}', '{x,y}',
+                                    '{json,json}', ARRAY['\x10', '\x11']::bytea []) \g /dev/null
+RESET ROLE;
+-- graph_list checks a genuine record by _chain_intact, _chain_digest for a table
+-- with no excluded or erasable column and no closing update: the tables are
+-- listed so, and the two give the same digest for every stored record.
+SELECT results_eq(
+    $$SELECT pg_catalog.count(*) FROM agent_state._chain_tables() AS t
+      WHERE t.tbl IN ('graph_checkpoints', 'graph_writes', 'graph_item_values')
+        AND t.excluded = '{}' AND t.erasable IS NULL AND t.closing IS NULL$$,
+    $$VALUES (3::bigint)$$,
+    '_chain_tables: the LangGraph checkpoints, writes and item values have no excluded or erasable column and no closing update');
+SET "TimeZone" = 'UTC';
+SELECT results_eq(
+    $$SELECT pg_catalog.count(*), pg_catalog.bool_and(agent_state._chain_intact(u.tbl, u.r, u.stored)),
+             pg_catalog.bool_and(u.stored = agent_state._chain_digest(u.tbl, u.r, '{}', NULL))
+      FROM (SELECT 'graph_checkpoints'::name, pg_catalog.to_jsonb(c), c.chain_digest
+            FROM agent_state.graph_checkpoints AS c
+            UNION ALL
+            SELECT 'graph_writes'::name, pg_catalog.to_jsonb(w), w.chain_digest
+            FROM agent_state.graph_writes AS w
+            UNION ALL
+            SELECT 'graph_item_values'::name, pg_catalog.to_jsonb(v), v.chain_digest
+            FROM agent_state.graph_item_values AS v) AS u (tbl, r, stored)$$,
+    $$SELECT (SELECT pg_catalog.count(*) FROM agent_state.graph_checkpoints)
+             + (SELECT pg_catalog.count(*) FROM agent_state.graph_writes)
+             + (SELECT pg_catalog.count(*) FROM agent_state.graph_item_values), true, true$$,
+    '_chain_intact agrees with _chain_digest on every stored checkpoint, write and item value');
+RESET "TimeZone";
+-- (Each attack is undone by writing the old value back with the triggers off:
+-- a rollback to a savepoint would also undo pgTAP's count of the tests run.)
+SET session_replication_role = replica;
+UPDATE agent_state.graph_writes SET value = '\x66' WHERE thread_id = 'tamper' AND idx = 1;
+RESET session_replication_role;
+SET ROLE t260_ra;
+SELECT throws_like($$SELECT * FROM agent_state.graph_list(pg_temp.id('a'), 'tamper', '', max_results => 1)$$,
+                   '%graph_writes%does not match its digest%',
+                   'an altered pending write: get_tuple of the latest refuses it, naming graph_writes');
+SELECT throws_ok($$SELECT * FROM agent_state.graph_list(pg_temp.id('a'), 'tamper', '', 'k2')$$, 'XX001', NULL,
+                 '... get_tuple of its checkpoint''s id: XX001');
+SELECT throws_ok($$SELECT * FROM agent_state.graph_list(pg_temp.id('a'), 'tamper', '', max_results => 10)$$,
+                 'XX001', NULL, '... list: XX001');
+SELECT throws_ok($$SELECT * FROM agent_state.graph_list(pg_temp.id('a'), 'tamper')$$, 'XX001', NULL,
+                 '... list without a namespace: XX001');
+SELECT is((SELECT pg_catalog.count(*) FROM agent_state.graph_list(pg_temp.id('a'), 'tamper', '', before => 'k2')),
+          1::bigint, '... a read that does not serve it still works');
+RESET ROLE;
+SET session_replication_role = replica;
+UPDATE agent_state.graph_writes SET value = '\x11' WHERE thread_id = 'tamper' AND idx = 1;
+UPDATE agent_state.graph_checkpoints SET payload = '\x66' WHERE thread_id = 'tamper' AND checkpoint_id = 'k1';
+RESET session_replication_role;
+SET "TimeZone" = 'UTC';
+SELECT is((SELECT agent_state._chain_intact('graph_checkpoints', pg_catalog.to_jsonb(c), c.chain_digest)
+           FROM agent_state.graph_checkpoints AS c WHERE c.thread_id = 'tamper' AND c.checkpoint_id = 'k1'),
+          false, '_chain_intact: false for the altered checkpoint (graph_list then asks _chain_checked)');
+RESET "TimeZone";
+SET ROLE t260_ra;
+SELECT throws_like($$SELECT * FROM agent_state.graph_list(pg_temp.id('a'), 'tamper', '', 'k1')$$,
+                   '%graph_checkpoints%does not match its digest%',
+                   'an altered checkpoint: get_tuple of its id refuses it, naming graph_checkpoints');
+SELECT throws_ok($$SELECT * FROM agent_state.graph_list(pg_temp.id('a'), 'tamper', '', before => 'k2')$$,
+                 'XX001', NULL, '... list before a later id: XX001');
+SELECT throws_ok($$SELECT * FROM agent_state.graph_list(pg_temp.id('a'), namespace => '')$$, 'XX001', NULL,
+                 '... list of the whole agent: XX001');
+SELECT results_eq($$SELECT checkpoint_id, write_channels FROM agent_state.graph_list(pg_temp.id('a'), 'tamper', '', max_results => 1)$$,
+                  $$VALUES ('k2'::text, '{x,y}'::text [])$$, '... the intact latest checkpoint is still served, with its writes');
+RESET ROLE;
+SET session_replication_role = replica;
+UPDATE agent_state.graph_checkpoints SET payload = '\x01' WHERE thread_id = 'tamper' AND checkpoint_id = 'k1';
+RESET session_replication_role;
+SET ROLE t260_ra;
+SELECT is((SELECT pg_catalog.count(*) FROM agent_state.graph_list(pg_temp.id('a'), 'tamper')), 2::bigint,
+          'the attacks undone, the whole thread is served again');
+RESET ROLE;
+-- The store: a get and a search refuse an item whose value, or whose memory
+-- revision, was altered.
+SET session_replication_role = replica;
+UPDATE agent_state.graph_item_values SET value = '{"drink": "poison"}'
+WHERE entry_id = pg_temp.id('food') AND revision = 1;
+RESET session_replication_role;
+SET ROLE t260_ra;
+SELECT throws_like($$SELECT * FROM agent_state.graph_item_search(pg_temp.id('a'), '{users,u1}', item_key => 'food')$$,
+                   '%graph_item_values%does not match its digest%',
+                   'an altered item value: get refuses it, naming graph_item_values');
+SELECT throws_ok($$SELECT * FROM agent_state.graph_item_search(pg_temp.id('a'), '{users}', 'tea')$$, 'XX001', NULL,
+                 '... a search that would serve it: XX001');
+RESET ROLE;
+SET session_replication_role = replica;
+UPDATE agent_state.graph_item_values SET value = '{"drink": "tea"}'
+WHERE entry_id = pg_temp.id('food') AND revision = 1;
+UPDATE agent_state.memory_revisions SET body = 'drinks poison' WHERE entry_id = pg_temp.id('food') AND revision = 1;
+UPDATE agent_state.memory_entries SET body = 'drinks poison' WHERE entry_id = pg_temp.id('food');
+RESET session_replication_role;
+SET ROLE t260_ra;
+SELECT throws_ok($$SELECT * FROM agent_state.graph_item_search(pg_temp.id('a'), '{users,u1}', item_key => 'food')$$,
+                 'XX001', NULL, 'an altered memory revision of an item: get refuses it (XX001)');
+RESET ROLE;
+SET session_replication_role = replica;
+UPDATE agent_state.memory_revisions SET body = 'drinks green tea' WHERE entry_id = pg_temp.id('food') AND revision = 1;
+UPDATE agent_state.memory_entries SET body = 'drinks green tea' WHERE entry_id = pg_temp.id('food');
+RESET session_replication_role;
+SET ROLE t260_ra;
+SELECT results_eq($$SELECT value FROM agent_state.graph_item_search(pg_temp.id('a'), '{users,u1}', item_key => 'food')$$,
+                  $$VALUES ('{"drink": "tea"}'::jsonb)$$, 'the attacks undone, get serves the item again');
+RESET ROLE;
+
+-- ================================================================ plans
+-- The reads keep to the primary key whatever ANALYZE saw: with one checkpoint
+-- holding almost every pending write, a generic plan made for the average value
+-- scanned all of graph_writes for each checkpoint served.
+SET ROLE t260_ra;
+SELECT agent_state.graph_put(pg_temp.id('a'), 'skew', '', 's1', NULL, 'msgpack', '\x01', '{}') \g /dev/null
+SELECT agent_state.graph_put_writes(pg_temp.id('a'), 'skew', '', 's1', 'task-' || g, '', '{0,1}', '{x,y}',
+                                    '{json,json}', ARRAY['\x10', '\x11']::bytea [])
+FROM pg_catalog.generate_series(1, 300) AS g \g /dev/null
+RESET ROLE;
+ANALYZE agent_state.graph_writes, agent_state.graph_checkpoints;
+CREATE TEMP TABLE scans_before AS
+SELECT pg_catalog.pg_stat_get_xact_numscans('agent_state.graph_writes'::regclass)
+     + pg_catalog.pg_stat_get_xact_numscans('agent_state.graph_checkpoints'::regclass) AS n;
+SET ROLE t260_ra;
+SELECT pg_catalog.count(*) FROM agent_state.graph_list(pg_temp.id('a'), 'th1', '', max_results => 10) \g /dev/null
+SELECT pg_catalog.count(*) FROM agent_state.graph_list(pg_temp.id('a'), 'th1', '', 'c2') \g /dev/null
+SELECT pg_catalog.count(*) FROM agent_state.graph_list(pg_temp.id('a'), 'th1', '', before => 'c3') \g /dev/null
+RESET ROLE;
+SELECT is(pg_catalog.pg_stat_get_xact_numscans('agent_state.graph_writes'::regclass)
+          + pg_catalog.pg_stat_get_xact_numscans('agent_state.graph_checkpoints'::regclass)
+          - (SELECT n FROM scans_before), 0::bigint,
+          'get_tuple and list read no table sequentially after ANALYZE saw one checkpoint hold most writes');
 
 SELECT * FROM finish();
 ROLLBACK;
