@@ -59,9 +59,10 @@ BEGIN
     -- task_id, idx, by their bytes). Each checkpoint and write served is checked
     -- against its digest (refusal on read, SPEC section 14): a genuine record by
     -- one hash in the statement (_chain_intact), anything else by
-    -- _chain_checked, which refuses it (XX001). A write's check is in the WHERE
-    -- clause, where the planner cannot drop it (as an aggregate nobody read, it
-    -- was dropped: an altered write was served).
+    -- _chain_checked, which refuses it (XX001). The pending writes come from
+    -- _graph_pending_writes (inlined), whose check is in the WHERE clause, where
+    -- the planner cannot drop it (as an aggregate nobody read, it was dropped: an
+    -- altered write was served).
     --
     -- The saver's reads name a thread and a namespace: get_tuple (the latest, or
     -- one id) and list (newest first, maybe before an id). Each of these shapes
@@ -76,17 +77,9 @@ BEGIN
         SELECT c.thread_id, c.checkpoint_ns, c.checkpoint_id, c.parent_checkpoint_id, c.payload_type,
                c.payload, c.metadata, c.run_id, w.task_ids, w.channels, w.types, w.vals
         FROM agent_state.graph_checkpoints AS c
-        LEFT JOIN LATERAL (
-            SELECT pg_catalog.array_agg(x.task_id ORDER BY x.task_path COLLATE "C", x.task_id COLLATE "C", x.idx),
-                   pg_catalog.array_agg(x.channel ORDER BY x.task_path COLLATE "C", x.task_id COLLATE "C", x.idx),
-                   pg_catalog.array_agg(x.value_type ORDER BY x.task_path COLLATE "C", x.task_id COLLATE "C", x.idx),
-                   pg_catalog.array_agg(x.value ORDER BY x.task_path COLLATE "C", x.task_id COLLATE "C", x.idx)
-            FROM agent_state.graph_writes AS x
-            WHERE x.runtime_agent_id = c.runtime_agent_id AND x.thread_id = c.thread_id
-              AND x.checkpoint_ns = c.checkpoint_ns AND x.checkpoint_id = c.checkpoint_id
-              AND (agent_state._chain_intact('graph_writes', pg_catalog.to_jsonb(x), x.chain_digest)
-                   OR agent_state._chain_checked('graph_writes', x))
-        ) AS w (task_ids, channels, types, vals) ON true
+        LEFT JOIN LATERAL agent_state._graph_pending_writes(
+            c.runtime_agent_id, c.thread_id, c.checkpoint_ns, c.checkpoint_id
+        ) AS w ON true
         WHERE c.runtime_agent_id = graph_list.agent AND c.thread_id = graph_list.thread
           AND c.checkpoint_ns = graph_list.namespace AND c.checkpoint_id = graph_list.checkpoint
           AND (graph_list.filter IS NULL OR c.metadata @> graph_list.filter)
@@ -107,17 +100,9 @@ BEGIN
             ORDER BY k.checkpoint_id DESC
             LIMIT graph_list.max_results
         ) AS c
-        LEFT JOIN LATERAL (
-            SELECT pg_catalog.array_agg(x.task_id ORDER BY x.task_path COLLATE "C", x.task_id COLLATE "C", x.idx),
-                   pg_catalog.array_agg(x.channel ORDER BY x.task_path COLLATE "C", x.task_id COLLATE "C", x.idx),
-                   pg_catalog.array_agg(x.value_type ORDER BY x.task_path COLLATE "C", x.task_id COLLATE "C", x.idx),
-                   pg_catalog.array_agg(x.value ORDER BY x.task_path COLLATE "C", x.task_id COLLATE "C", x.idx)
-            FROM agent_state.graph_writes AS x
-            WHERE x.runtime_agent_id = c.runtime_agent_id AND x.thread_id = c.thread_id
-              AND x.checkpoint_ns = c.checkpoint_ns AND x.checkpoint_id = c.checkpoint_id
-              AND (agent_state._chain_intact('graph_writes', pg_catalog.to_jsonb(x), x.chain_digest)
-                   OR agent_state._chain_checked('graph_writes', x))
-        ) AS w (task_ids, channels, types, vals) ON true
+        LEFT JOIN LATERAL agent_state._graph_pending_writes(
+            c.runtime_agent_id, c.thread_id, c.checkpoint_ns, c.checkpoint_id
+        ) AS w ON true
         WHERE (agent_state._chain_intact('graph_checkpoints', pg_catalog.to_jsonb(c.rec), c.chain_digest)
                OR agent_state._chain_checked('graph_checkpoints', c.rec))
         ORDER BY c.checkpoint_id DESC;
@@ -134,17 +119,9 @@ BEGIN
             ORDER BY k.checkpoint_id DESC
             LIMIT graph_list.max_results
         ) AS c
-        LEFT JOIN LATERAL (
-            SELECT pg_catalog.array_agg(x.task_id ORDER BY x.task_path COLLATE "C", x.task_id COLLATE "C", x.idx),
-                   pg_catalog.array_agg(x.channel ORDER BY x.task_path COLLATE "C", x.task_id COLLATE "C", x.idx),
-                   pg_catalog.array_agg(x.value_type ORDER BY x.task_path COLLATE "C", x.task_id COLLATE "C", x.idx),
-                   pg_catalog.array_agg(x.value ORDER BY x.task_path COLLATE "C", x.task_id COLLATE "C", x.idx)
-            FROM agent_state.graph_writes AS x
-            WHERE x.runtime_agent_id = c.runtime_agent_id AND x.thread_id = c.thread_id
-              AND x.checkpoint_ns = c.checkpoint_ns AND x.checkpoint_id = c.checkpoint_id
-              AND (agent_state._chain_intact('graph_writes', pg_catalog.to_jsonb(x), x.chain_digest)
-                   OR agent_state._chain_checked('graph_writes', x))
-        ) AS w (task_ids, channels, types, vals) ON true
+        LEFT JOIN LATERAL agent_state._graph_pending_writes(
+            c.runtime_agent_id, c.thread_id, c.checkpoint_ns, c.checkpoint_id
+        ) AS w ON true
         WHERE (agent_state._chain_intact('graph_checkpoints', pg_catalog.to_jsonb(c.rec), c.chain_digest)
                OR agent_state._chain_checked('graph_checkpoints', c.rec))
         ORDER BY c.checkpoint_id DESC;
@@ -164,17 +141,9 @@ BEGIN
             ORDER BY k.checkpoint_id DESC, k.thread_id, k.checkpoint_ns
             LIMIT $7
         ) AS c
-        LEFT JOIN LATERAL (
-            SELECT pg_catalog.array_agg(x.task_id ORDER BY x.task_path COLLATE "C", x.task_id COLLATE "C", x.idx),
-                   pg_catalog.array_agg(x.channel ORDER BY x.task_path COLLATE "C", x.task_id COLLATE "C", x.idx),
-                   pg_catalog.array_agg(x.value_type ORDER BY x.task_path COLLATE "C", x.task_id COLLATE "C", x.idx),
-                   pg_catalog.array_agg(x.value ORDER BY x.task_path COLLATE "C", x.task_id COLLATE "C", x.idx)
-            FROM agent_state.graph_writes AS x
-            WHERE x.runtime_agent_id = c.runtime_agent_id AND x.thread_id = c.thread_id
-              AND x.checkpoint_ns = c.checkpoint_ns AND x.checkpoint_id = c.checkpoint_id
-              AND (agent_state._chain_intact('graph_writes', pg_catalog.to_jsonb(x), x.chain_digest)
-                   OR agent_state._chain_checked('graph_writes', x))
-        ) AS w (task_ids, channels, types, vals) ON true
+        LEFT JOIN LATERAL agent_state._graph_pending_writes(
+            c.runtime_agent_id, c.thread_id, c.checkpoint_ns, c.checkpoint_id
+        ) AS w ON true
         WHERE (agent_state._chain_intact('graph_checkpoints', pg_catalog.to_jsonb(c.rec), c.chain_digest)
                OR agent_state._chain_checked('graph_checkpoints', c.rec))
         ORDER BY c.checkpoint_id DESC, c.thread_id, c.checkpoint_ns

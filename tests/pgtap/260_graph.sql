@@ -5,7 +5,7 @@
 -- namespaces and delete, isolation between agents, and bad input.
 BEGIN;
 SET client_min_messages = warning;
-SELECT plan(167);
+SELECT plan(168);
 
 CREATE ROLE t260_op IN ROLE agent_state_operator;
 CREATE ROLE t260_ra IN ROLE agent_state_runtime;
@@ -780,6 +780,29 @@ SELECT is(pg_catalog.pg_stat_get_xact_numscans('agent_state.graph_writes'::regcl
           + pg_catalog.pg_stat_get_xact_numscans('agent_state.graph_checkpoints'::regclass)
           - (SELECT n FROM scans_before), 0::bigint,
           'get_tuple and list read no table sequentially after ANALYZE saw one checkpoint hold most writes');
+
+-- The pending writes of graph_list's every read shape come from one inlined
+-- function; its comparisons must reach the whole primary key (the arguments'
+-- collations differ: checkpoint ids sort as "C").
+CREATE FUNCTION pg_temp.pending_plan() RETURNS text LANGUAGE plpgsql AS $pp$
+DECLARE
+    line text;
+    plan text := '';
+BEGIN
+    FOR line IN EXPLAIN (COSTS OFF)
+        SELECT * FROM agent_state.graph_checkpoints AS c
+        LEFT JOIN LATERAL agent_state._graph_pending_writes(
+            c.runtime_agent_id, c.thread_id, c.checkpoint_ns, c.checkpoint_id) AS w ON true
+    LOOP
+        plan := plan || line || E'\n';
+    END LOOP;
+    RETURN plan;
+END
+$pp$;
+SELECT alike(pg_temp.pending_plan(),
+             '%Index Cond: ((runtime_agent_id = c.runtime_agent_id) AND (thread_id = c.thread_id) AND '
+             '(checkpoint_ns = c.checkpoint_ns) AND (checkpoint_id = c.checkpoint_id))%',
+             'a checkpoint''s pending writes are read by the whole primary key (inlined, no function scan)');
 
 SELECT * FROM finish();
 ROLLBACK;
