@@ -19,6 +19,11 @@ from pathlib import Path
 
 import psycopg
 
+# The generators' shared part (scripts/catalog_source.py), also when a test loads
+# this file by its path.
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from catalog_source import catalog
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "python"))
 
@@ -61,17 +66,7 @@ def render(conn: psycopg.Connection) -> str:
 
 
 def generate(dsn: str | None) -> str:
-    if dsn:
-        with psycopg.connect(dsn) as conn:
-            return render(conn)
-    from agent_state import install
-    from agent_state.embedded import TemporaryCluster
-
-    with (
-        TemporaryCluster(fsync=False) as cluster,
-        psycopg.connect(cluster.dsn(), autocommit=True) as conn,
-    ):
-        install(conn)
+    with catalog(dsn) as conn:
         return render(conn)
 
 

@@ -23,16 +23,19 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import importlib.util
 import re
 import sys
 import textwrap
 from dataclasses import dataclass
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import psycopg
+
+# The generators' shared part (scripts/catalog_source.py), also when a test loads
+# this file by its path.
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from catalog_source import MissingBundle, catalog, package_module
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -230,7 +233,7 @@ def shape(proc: Proc) -> tuple[str, str]:
 
 
 def check_columns(proc: Proc, cls: str) -> None:
-    results = _module("results")
+    results = package_module("results")
     fields = [f.name for f in dataclasses.fields(getattr(results, cls))]
     if fields != proc.columns:
         raise CatalogError(f"{proc.name}: result columns {proc.columns} but {cls} has {fields}")
@@ -430,33 +433,12 @@ def render(conn: psycopg.Connection[Any]) -> dict[Path, str]:
     return {FUNCTIONS_FILE: render_functions(procs), API_FILE: render_api(procs)}
 
 
-def _module(name: str) -> ModuleType:
-    """A stdlib-only module of the package, loaded on its own: the package itself
-    imports the files this script writes, so it must not be needed to write them."""
-    key = f"_gen_python_api_{name}"
-    if key not in sys.modules:
-        spec = importlib.util.spec_from_file_location(key, PACKAGE / f"{name}.py")
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[key] = module
-        spec.loader.exec_module(module)
-    return sys.modules[key]
-
-
 def generate(dsn: str | None) -> dict[Path, str]:
-    if dsn:
-        with psycopg.connect(dsn) as conn:
+    try:
+        with catalog(dsn) as conn:
             return render(conn)
-    bundle = PACKAGE / "sql" / "agent_state.sql"
-    if not bundle.is_file():
-        raise CatalogError(f"{bundle.relative_to(ROOT)} is missing: run make")
-    with (
-        _module("embedded").TemporaryCluster(fsync=False) as cluster,
-        psycopg.connect(cluster.dsn(), autocommit=True) as conn,
-    ):
-        with conn.transaction():
-            conn.execute(bundle.read_text(encoding="utf-8"))
-        return render(conn)
+    except MissingBundle as e:
+        raise CatalogError(str(e)) from e
 
 
 def main() -> int:

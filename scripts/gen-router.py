@@ -30,13 +30,16 @@ Without --dsn a throwaway cluster is started and the bundle installed into it (r
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import sys
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import psycopg
+
+# The generators' shared part (scripts/catalog_source.py), also when a test loads
+# this file by its path.
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from catalog_source import MissingBundle, catalog
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "python" / "agent_state"
@@ -162,31 +165,12 @@ def render(conn: psycopg.Connection[Any]) -> str:
     return "\n".join(out) + "\n"
 
 
-def _module(name: str) -> ModuleType:
-    key = f"agent_state_{name}_for_gen_router"
-    if key not in sys.modules:
-        spec = importlib.util.spec_from_file_location(key, PACKAGE / f"{name}.py")
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[key] = module
-        spec.loader.exec_module(module)
-    return sys.modules[key]
-
-
 def generate(dsn: str | None) -> str:
-    if dsn:
-        with psycopg.connect(dsn) as conn:
+    try:
+        with catalog(dsn) as conn:
             return render(conn)
-    bundle = PACKAGE / "sql" / "agent_state.sql"
-    if not bundle.is_file():
-        raise CatalogError(f"{bundle.relative_to(ROOT)} is missing: run make")
-    with (
-        _module("embedded").TemporaryCluster(fsync=False) as cluster,
-        psycopg.connect(cluster.dsn(), autocommit=True) as conn,
-    ):
-        with conn.transaction():
-            conn.execute(bundle.read_text(encoding="utf-8"))
-        return render(conn)
+    except MissingBundle as e:
+        raise CatalogError(str(e)) from e
 
 
 def main() -> int:
