@@ -311,12 +311,12 @@ EXECUTE FUNCTION agent_state._tg_check_snapshot_sources();
 CREATE TRIGGER snapshot_memory_before_insert
 BEFORE INSERT ON agent_state.snapshot_memory
 FOR EACH ROW WHEN (NOT agent_state._restoring() AND NOT agent_state._copying())
-EXECUTE FUNCTION agent_state._tg_snapshot_source_before_insert();
+EXECUTE FUNCTION agent_state._tg_snapshot_memory_before_insert();
 
 CREATE TRIGGER snapshot_messages_before_insert
 BEFORE INSERT ON agent_state.snapshot_messages
 FOR EACH ROW WHEN (NOT agent_state._restoring() AND NOT agent_state._copying())
-EXECUTE FUNCTION agent_state._tg_snapshot_source_before_insert();
+EXECUTE FUNCTION agent_state._tg_snapshot_message_before_insert();
 
 CREATE TRIGGER snapshot_memory_append_only
 BEFORE UPDATE OR DELETE ON agent_state.snapshot_memory

@@ -29,6 +29,7 @@ from typing import Any
 from uuid import UUID, uuid4
 
 import psycopg
+import psycopg.sql
 import pytest
 
 import agent_state
@@ -71,6 +72,15 @@ def deployment(admin_dsn: str, template_db: str) -> Iterator[Deployment]:
     }
     router_db = _create_db(admin_dsn, "template0", "router")
     router = with_dbname(admin_dsn, router_db)
+    # The test cluster may run with synchronous_commit off (fast, and fine until a
+    # server crash): the crash test needs an acknowledged commit to be durable.
+    with psycopg.connect(admin_dsn, autocommit=True) as conn:
+        for db in (router_db, *names.values()):
+            conn.execute(
+                psycopg.sql.SQL("ALTER DATABASE {} SET synchronous_commit = on").format(
+                    psycopg.sql.Identifier(db)
+                )
+            )
     try:
         with psycopg.connect(router, autocommit=True) as conn:
             assert router_mod.install(conn)
