@@ -63,9 +63,14 @@ BEGIN
         RETURN pg_catalog.jsonb_build_object('state', 'in', 'peer', peer);
     END IF;
 
-    SELECT m.state, m.peer INTO st, st_peer
-    FROM agent_state.agent_moves AS m WHERE m.agent = agent
-    FOR UPDATE;
+    -- The agent's move row, locked by the steps that change it ('state' only
+    -- reads: it works in a READ ONLY transaction and on a standby).
+    IF step = 'state' THEN
+        SELECT m.state, m.peer INTO st, st_peer FROM agent_state.agent_moves AS m WHERE m.agent = agent;
+    ELSE
+        SELECT m.state, m.peer INTO st, st_peer FROM agent_state.agent_moves AS m WHERE m.agent = agent
+        FOR UPDATE;
+    END IF;
     IF st IS NULL THEN
         st := CASE WHEN EXISTS (SELECT FROM agent_state.agents AS a WHERE a.runtime_agent_id = agent)
                    THEN 'live' ELSE 'absent' END;

@@ -62,6 +62,9 @@ OPERATOR_READS = {
     "export_agent": "SELECT agent_state.export_agent(agent => %(agent)s)",
     "verify with a head": "SELECT * FROM agent_state.verify(agent => %(agent)s, expected_head =>"
     " (SELECT h.digest FROM agent_state.chain_head(%(agent)s) AS h))",
+    # A router's shard_check reads these from every shard, standbys included.
+    "shard_inventory": "SELECT agent_state.shard_inventory()",
+    "move_step state": "SELECT agent_state.move_step(agent => %(agent)s, step => 'state')",
 }
 
 WRITE_VERBS = {
