@@ -57,49 +57,42 @@ BEGIN
     -- One test per sampled entry (does it hold any query word?), then one per
     -- query word on those that do: most of the sample holds none.
     WITH sample AS MATERIALIZED (
-        -- Now: the newest live entries (memory_entries_recent_idx).
-        SELECT s.tsv
-        FROM (
-            SELECT e.entry_id, e.current_revision, e.visibility, e.evidence_observers,
-                   e.evidence_conversations, e.tsv
-            FROM agent_state.memory_entries AS e
-            WHERE as_of IS NULL AND e.runtime_agent_id = agent AND e.live
-            ORDER BY e.revised_at DESC, e.entry_id
-            LIMIT sample_size
-        ) AS s
-        CROSS JOIN LATERAL agent_state._memory_admits(
-            agent, s.entry_id, s.current_revision, s.visibility, s.evidence_observers,
-            s.evidence_conversations, target_conversation, target_known, target_audience, NULL
-        ) AS ok
-        WHERE ok.admitted
+        -- Now: the newest live entries the target may see (walking
+        -- memory_entries_recent_idx; eligibility before the limit, so that an
+        -- entry the target may not see never takes an eligible one's place).
+        (SELECT e.tsv
+         FROM agent_state.memory_entries AS e
+         CROSS JOIN LATERAL agent_state._memory_admits(
+             agent, e.entry_id, e.current_revision, e.visibility, e.evidence_observers,
+             e.evidence_conversations, target_conversation, target_known, target_audience, NULL
+         ) AS ok
+         WHERE as_of IS NULL AND e.runtime_agent_id = agent AND e.live AND ok.admitted
+         ORDER BY e.revised_at DESC, e.entry_id
+         LIMIT sample_size)
         UNION ALL
         -- as_of: the same rule then (the entries live then, as _eligible_memory
         -- reconstructs them), so a fork of that moment weighs words alike.
-        SELECT pg_catalog.to_tsvector('english'::regconfig, s.body)
-        FROM (
-            SELECT r.entry_id, r.revision, r.body, r.visibility, r.evidence_observers,
-                   r.evidence_conversations
-            FROM (
-                SELECT DISTINCT ON (x.entry_id)
-                       x.entry_id, x.revision, x.operation, x.body, x.created_at, x.visibility,
-                       x.evidence_observers, x.evidence_conversations
-                FROM agent_state.memory_revisions AS x
-                WHERE as_of IS NOT NULL AND x.runtime_agent_id = agent AND x.created_at <= as_of
-                ORDER BY x.entry_id, x.revision DESC
-            ) AS r
-            WHERE r.operation <> 'forget'
-              AND NOT EXISTS (
-                  SELECT FROM agent_state.memory_redactions AS d
-                  WHERE d.runtime_agent_id = agent AND d.entry_id = r.entry_id
-              )
-            ORDER BY r.created_at DESC, r.entry_id
-            LIMIT sample_size
-        ) AS s
-        CROSS JOIN LATERAL agent_state._memory_admits(
-            agent, s.entry_id, s.revision, s.visibility, s.evidence_observers,
-            s.evidence_conversations, target_conversation, target_known, target_audience, as_of
-        ) AS ok
-        WHERE ok.admitted
+        (SELECT pg_catalog.to_tsvector('english'::regconfig, r.body)
+         FROM (
+             SELECT DISTINCT ON (x.entry_id)
+                    x.entry_id, x.revision, x.operation, x.body, x.created_at, x.visibility,
+                    x.evidence_observers, x.evidence_conversations
+             FROM agent_state.memory_revisions AS x
+             WHERE as_of IS NOT NULL AND x.runtime_agent_id = agent AND x.created_at <= as_of
+             ORDER BY x.entry_id, x.revision DESC
+         ) AS r
+         CROSS JOIN LATERAL agent_state._memory_admits(
+             agent, r.entry_id, r.revision, r.visibility, r.evidence_observers,
+             r.evidence_conversations, target_conversation, target_known, target_audience, as_of
+         ) AS ok
+         WHERE ok.admitted
+           AND r.operation <> 'forget'
+           AND NOT EXISTS (
+               SELECT FROM agent_state.memory_redactions AS d
+               WHERE d.runtime_agent_id = agent AND d.entry_id = r.entry_id
+           )
+         ORDER BY r.created_at DESC, r.entry_id
+         LIMIT sample_size)
     ),
     hits AS MATERIALIZED (
         SELECT x.tsv FROM sample AS x WHERE x.tsv OPERATOR(pg_catalog.@@) any_word
@@ -115,12 +108,10 @@ BEGIN
             WHERE h.tsv OPERATOR(pg_catalog.@@) w.q
         ) AS d
     )
-    SELECT pg_catalog.array_agg(i.q ORDER BY i.ord),
-           pg_catalog.array_agg(
-               CASE WHEN t.total > 0 THEN i.idf / t.total ELSE 1 / t.cnt END ORDER BY i.ord)
+    -- idf is never 0 (df <= n), so the total is positive.
+    SELECT pg_catalog.array_agg(i.q ORDER BY i.ord), pg_catalog.array_agg(i.idf / t.total ORDER BY i.ord)
     INTO lexemes, weights
     FROM idf AS i
-    CROSS JOIN (SELECT pg_catalog.sum(y.idf) AS total, pg_catalog.count(*)::double precision AS cnt
-                FROM idf AS y) AS t;
+    CROSS JOIN (SELECT pg_catalog.sum(y.idf) AS total FROM idf AS y) AS t;
 END
 $$;

@@ -4,7 +4,7 @@
 -- + 0.5) / (df + 0.5)) over the newest live entries the target may see
 -- (_lexeme_weights). match 'all' keeps websearch_to_tsquery and ts_rank.
 BEGIN;
-SELECT plan(11);
+SELECT plan(12);
 
 CREATE ROLE t141_op IN ROLE agent_state_operator;
 \ir _setup.sql
@@ -81,6 +81,18 @@ SELECT ok((SELECT min(c.text_rank) FROM ctx AS c WHERE c.body LIKE 'Person %')
           AND abs((SELECT c.text_rank FROM ctx AS c WHERE c.entry = pg_temp.id('rare'))
                   - pg_temp.idf(51, 32) / (pg_temp.idf(51, 32) + pg_temp.idf(51, 20))) < 1e-9,
           'context_for: weights from what the DM may see (there Zanzibar is the common word)');
+
+-- Nor when the ineligible entries are more, and newer, than the sample holds
+-- (1,000): eligibility comes before the sample's limit, so they never take an
+-- eligible entry's place in it.
+SELECT agent_state.remember(pg_temp.id('a'), pg_catalog.format('Alice memory %s about Zanzibar', i),
+                            pg_temp.id('m_dm'))
+FROM generate_series(31, 1001) AS i \g /dev/null
+SELECT is(ARRAY(SELECT ROW(r.entry, r.text_rank)::text
+                FROM agent_state.recall(pg_temp.id('a'), 'coffee in Zanzibar', max_results => 30,
+                                        match => 'any') AS r),
+          ARRAY(SELECT ROW(g.entry, g.text_rank)::text FROM got AS g ORDER BY g.pos),
+          'ineligible revisions beyond the sample''s size count in no weight either');
 RESET ROLE;
 
 SELECT * FROM finish();
