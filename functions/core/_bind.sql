@@ -13,6 +13,7 @@ SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     caller name;
+    move_state text;
 BEGIN
     -- _need's rule and message, inline: this runs first in every call.
     IF agent IS NULL THEN
@@ -26,8 +27,9 @@ BEGIN
             RAISE EXCEPTION USING
                 ERRCODE = 'P0002', MESSAGE = pg_catalog.format('agent: unknown agent %s', agent);
         END IF;
-        IF EXISTS (SELECT FROM agent_state.agent_moves AS m WHERE m.agent = _bind.agent) THEN
-            PERFORM agent_state._moving(agent, caller, true);
+        SELECT m.state INTO move_state FROM agent_state.agent_moves AS m WHERE m.agent = _bind.agent;
+        IF FOUND THEN
+            PERFORM agent_state._moving(agent, caller, true, move_state);
         END IF;
         RETURN 'operator';
     END IF;
@@ -44,8 +46,9 @@ BEGIN
             MESSAGE = pg_catalog.format('agent: role %I may not act for agent %s', caller, agent),
             HINT = 'An operator grants hosting with agent_state.grant_hosting.';
     END IF;
-    IF EXISTS (SELECT FROM agent_state.agent_moves AS m WHERE m.agent = _bind.agent) THEN
-        PERFORM agent_state._moving(agent, caller, false);
+    SELECT m.state INTO move_state FROM agent_state.agent_moves AS m WHERE m.agent = _bind.agent;
+    IF FOUND THEN
+        PERFORM agent_state._moving(agent, caller, false, move_state);
     END IF;
     RETURN 'runtime';
 END

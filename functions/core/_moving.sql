@@ -1,22 +1,15 @@
--- A call for an agent listed in agent_moves (_bind): while a move is under way
--- ('out', 'in') it fails with 55006 (retry: the router sends it to the agent's
--- shard once the move is done); once the agent was moved away ('gone') the
--- copy here answers as an unknown agent would: P0002 for an operator, 42501
--- for anyone else, with _bind's own messages. Not granted to anyone.
-CREATE FUNCTION agent_state._moving(agent uuid, caller name, is_operator boolean)
+-- A call for an agent listed in agent_moves (_bind, which read its state st):
+-- while a move is under way ('out', 'in') it fails with 55006 (retry: the router
+-- sends it to the agent's shard once the move is done); once the agent was moved
+-- away ('gone') the copy here answers as an unknown agent would: P0002 for an
+-- operator, 42501 for anyone else, with _bind's own messages. Not granted to
+-- anyone.
+CREATE FUNCTION agent_state._moving(agent uuid, caller name, is_operator boolean, st text)
 RETURNS void
 LANGUAGE plpgsql
-STABLE
-SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
 AS $$
-DECLARE
-    st text;
 BEGIN
-    SELECT m.state INTO st FROM agent_state.agent_moves AS m WHERE m.agent = _moving.agent;
-    IF st IS NULL THEN
-        RETURN;
-    END IF;
     IF st = 'gone' THEN
         IF is_operator THEN
             RAISE EXCEPTION USING

@@ -142,9 +142,6 @@ BEGIN
     ) AS e
     WHERE i.runtime_agent_id = agent
       AND i.namespace[1:pg_catalog.cardinality(namespace_prefix)] = namespace_prefix
-      -- With item_key, one item: that key in exactly that namespace (a get reads
-      -- it by primary key, whatever lies under the namespace).
-      AND (item_key IS NULL OR (i.key = item_key AND i.namespace = namespace_prefix))
     ORDER BY 6 DESC NULLS LAST, e.revised_at DESC, i.namespace, i.key
     LIMIT max_results OFFSET skip
     ) AS s (namespace, key, value, created_at, updated_at, score, entry_id, revision, body, subject, rec)
