@@ -8,7 +8,7 @@
 -- and that the planner inlines them (a twin that stopped inlining would cost a
 -- function call per argument on the hot path).
 BEGIN;
-SELECT plan(20);
+SELECT plan(22);
 \ir _setup.sql
 
 CREATE FUNCTION pg_temp.raises(stmt text) RETURNS boolean LANGUAGE plpgsql AS $$
@@ -84,23 +84,28 @@ $$;
 SELECT unalike(pg_temp.plan_of(x.expr), '%' || x.fn || '%', x.fn || ' is inlined')
 FROM (VALUES ('_text_fits', 'agent_state._text_fits(a.t, 200)'),
              ('_usage_fits', 'agent_state._usage_fits(a.n, a.n)'),
-             ('_max_tokens', 'a.n <= agent_state._max_tokens()'),
-             ('_max_cost_usd', 'a.n <= agent_state._max_cost_usd()'),
-             ('_model_call_statuses', 'a.t = ANY (agent_state._model_call_statuses())'),
-             ('_tool_result_statuses', 'a.t = ANY (agent_state._tool_result_statuses())'),
              ('_json_fits', 'agent_state._json_fits(a.j)'),
              ('_usage_plain', 'agent_state._usage_plain(a.j)')) AS x (fn, expr);
+-- The constants fold whatever their language; what keeps them inlinable (and
+-- folded at plan time, not called) is being SQL with no SET clause.
+SELECT ok(p.prolang = (SELECT l.oid FROM pg_catalog.pg_language AS l WHERE l.lanname = 'sql') AND p.proconfig IS NULL AND p.provolatile = 'i',
+          p.proname || ' is an immutable SQL function with no SET clause (inlined)')
+FROM pg_catalog.pg_proc AS p
+WHERE p.pronamespace = 'agent_state'::regnamespace
+  AND p.proname IN ('_max_tokens', '_max_cost_usd', '_model_call_statuses', '_tool_result_statuses')
+ORDER BY p.proname;
 SELECT alike(pg_temp.plan_of('agent_state._text_fits(a.t, 200)'), '%btrim(t,%',
             'the inlined test reads the argument itself');
 
 -- The fast paths use the twins, not copies of their literals.
 SELECT ok(pg_catalog.pg_get_functiondef(p.oid) NOT LIKE '%1e15%'
+          AND pg_catalog.pg_get_functiondef(p.oid) NOT LIKE '%1e12%'
           AND pg_catalog.pg_get_functiondef(p.oid) NOT LIKE '%''timeout''%'
           AND pg_catalog.pg_get_functiondef(p.oid) NOT LIKE '%''unconfirmed''%',
           p.proname || ' writes no limit or status list of its own')
 FROM pg_catalog.pg_proc AS p
 WHERE p.pronamespace = 'agent_state'::regnamespace
-  AND p.proname IN ('record_model_call', 'record_turn')
+  AND p.proname IN ('record_model_call', 'record_tool_call', 'record_tool_result', 'record_turn')
 ORDER BY p.proname;
 
 SELECT * FROM finish();
