@@ -17,7 +17,7 @@ BEGIN
     FROM agent_state.agents AS a
     WHERE a.handle = handle
       AND NOT EXISTS (SELECT FROM agent_state.agent_moves AS m
-                      WHERE m.agent = a.runtime_agent_id AND m.state = 'gone');
+                      WHERE m.agent = a.runtime_agent_id AND m.state IN ('in', 'gone'));
     IF found IS NULL
        OR NOT (agent_state._caller_is_operator() OR found = ANY (agent_state._hosted_agents())) THEN
         RAISE EXCEPTION USING

@@ -1,6 +1,8 @@
 -- The agents the caller may act for right now (SPEC section 3): every agent for
 -- an operator, the hosted ones for a runtime, none for any other role. Oldest
--- first, then by id.
+-- first, then by id. A copy moved in and not yet live, or moved away (SPEC
+-- section 15), is not one to act for here: a router listing every shard lists a
+-- moving agent once, from its source.
 CREATE FUNCTION agent_state.list_agents()
 RETURNS TABLE (agent uuid, handle text, display_name text, created_at timestamptz)
 LANGUAGE plpgsql
@@ -19,7 +21,7 @@ BEGIN
     LEFT JOIN LATERAL agent_state._profile_at(a.runtime_agent_id, NULL) AS p ON true
     WHERE (is_operator OR a.runtime_agent_id = ANY (hosted))
       AND NOT EXISTS (SELECT FROM agent_state.agent_moves AS m
-                      WHERE m.agent = a.runtime_agent_id AND m.state = 'gone')
+                      WHERE m.agent = a.runtime_agent_id AND m.state IN ('in', 'gone'))
     ORDER BY a.created_at, a.runtime_agent_id;
 END
 $$;

@@ -4,7 +4,7 @@
 -- nothing; a retired copy answers as for an unknown agent; a step in the wrong
 -- state is 55000; both functions are for operators only.
 BEGIN;
-SELECT plan(17);
+SELECT plan(20);
 
 \ir _setup.sql
 
@@ -48,6 +48,8 @@ SELECT lives_ok($$SELECT agent_state.note(pg_temp.id('b'), 'another agent')$$,
                 'other agents are not frozen');
 SELECT is((SELECT e ->> 'state' FROM pg_catalog.jsonb_array_elements(agent_state.shard_inventory() -> 'agents') AS e
            WHERE e ->> 'agent' = pg_temp.id('a')::text), 'out', 'the inventory shows the move state');
+SELECT ok(EXISTS (SELECT FROM agent_state.list_agents() WHERE agent = pg_temp.id('a')),
+          'the source of a move still lists it (a router lists a moving agent once)');
 SELECT is(agent_state.move_step(pg_temp.id('a'), 'abort') ->> 'state', 'live', 'abort makes it live again');
 SELECT lives_ok($$SELECT agent_state.note(pg_temp.id('a'), 'after the abort')$$, 'and writable');
 
@@ -56,6 +58,15 @@ SELECT agent_state.move_step(pg_temp.id('a'), 'begin', 'shard_b') \g /dev/null
 SELECT is(agent_state.move_step(pg_temp.id('a'), 'retire') ->> 'state', 'gone', 'a frozen copy retires');
 SELECT throws_ok($$SELECT agent_state.note(pg_temp.id('a'), 'after the move')$$, 'P0002', NULL,
                  'a retired copy answers as for an unknown agent');
+SELECT ok(NOT EXISTS (SELECT FROM agent_state.list_agents() WHERE agent = pg_temp.id('a')),
+          'and is not listed');
+RESET ROLE;
+-- A copy moved in and not yet live (written as move_step's import leaves it) is
+-- not listed either: through a router the source lists the agent.
+INSERT INTO agent_state.agent_moves (agent, state, peer) VALUES (pg_temp.id('b'), 'in', 'shard_a');
+SET ROLE t540_op;
+SELECT ok(NOT EXISTS (SELECT FROM agent_state.list_agents() WHERE agent = pg_temp.id('b')),
+          'a copy moved in and not yet live is not listed');
 RESET ROLE;
 SET ROLE t540_rt;
 SELECT throws_ok($$SELECT agent_state.note(pg_temp.id('a'), 'after the move')$$, '42501', NULL,

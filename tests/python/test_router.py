@@ -393,8 +393,19 @@ def test_a_frozen_agent_answers_55006_and_the_wrapper_retries(deployment: Deploy
         store.note(agent=agent, body="retried until thawed")  # retried, then written
         assert time.monotonic() - started >= 0.4
         thaw.join()
-        with store.transaction():
-            pass
+    assert [m.body for m in store.list_memories(agent=agent)] == ["retried until thawed"]
+    # Inside store.transaction() a 55006 is never retried (the transaction is the
+    # caller's to retry): it is raised at once, and nothing is written.
+    with psycopg.connect(deployment.shards[shard], autocommit=True) as conn:
+        conn.execute("SELECT agent_state.move_step(%s, 'begin', 'elsewhere')", (agent,))
+        try:
+            with agent_state.connect(deployment.shards[shard]) as direct:
+                started = time.monotonic()
+                with pytest.raises(agent_state.Moving), direct.transaction():
+                    direct.note(agent=agent, body="inside a transaction")
+                assert time.monotonic() - started < 0.5
+        finally:
+            conn.execute("SELECT agent_state.move_step(%s, 'abort')", (agent,))
     assert [m.body for m in store.list_memories(agent=agent)] == ["retried until thawed"]
 
 
@@ -535,3 +546,28 @@ def test_the_shard_command(
     with pytest.raises(SystemExit) as usage:
         main(["shard", "init", "--router", deployment.router, "--shard", "nodsn"])
     assert usage.value.code == 2
+
+
+def test_index_embeddings_builds_the_index_on_every_shard(deployment: Deployment) -> None:
+    """A deployment-wide call reaches every shard: the HNSW index of a model is built
+    on each, not only on the first that answers."""
+    with deployment.conn() as probe:
+        available = probe.execute(
+            "SELECT 1 FROM pg_available_extensions WHERE name = 'vector'"
+        ).fetchone()
+    if available is None:
+        pytest.skip("this server has no pgvector")
+    for dsn in deployment.shards.values():
+        with psycopg.connect(dsn, autocommit=True) as conn:
+            conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
+    with deployment.conn() as conn:
+        name = conn.execute(
+            "SELECT agent_state.index_embeddings('router-test-model', 3)"
+        ).fetchone()
+    assert name is not None and name[0]
+    for shard, dsn in deployment.shards.items():
+        with psycopg.connect(dsn, autocommit=True) as conn:
+            found = conn.execute(
+                "SELECT 1 FROM pg_catalog.pg_indexes WHERE indexname = %s", (name[0],)
+            ).fetchone()
+        assert found is not None, f"no index {name[0]} on shard {shard}"

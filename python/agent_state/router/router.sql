@@ -496,12 +496,16 @@ AS $$
 DECLARE
     s record;
     result text;
+    built text;
 BEGIN
     IF agent IS NOT NULL THEN
         RETURN agent_state_router._on_index_embeddings(agent_state_router._route(agent), model, dimensions, agent);
     END IF;
+    -- Every shard builds it (the call first: coalesce would skip it once a
+    -- result is known); the first shard's index name is the answer.
     FOR s IN SELECT * FROM agent_state_router._servers() LOOP
-        result := coalesce(result, agent_state_router._on_index_embeddings(s.server, model, dimensions, agent));
+        built := agent_state_router._on_index_embeddings(s.server, model, dimensions, agent);
+        result := coalesce(result, built);
     END LOOP;
     RETURN result;
 END
