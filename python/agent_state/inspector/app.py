@@ -10,7 +10,6 @@ import base64
 import difflib
 import hmac
 import json
-import re
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -36,7 +35,7 @@ from ..errors import (
 )
 from ..store import Store
 from .command import is_loopback
-from .ledger import Ledger, budget_over_run, why_eligible, why_not_eligible
+from .ledger import Ledger, budget_over_run, iso_moment, why_eligible, why_not_eligible
 from .templates import ICON, STYLE, environment
 
 __all__ = ["CSP", "create_app"]
@@ -163,14 +162,8 @@ def _parse_moment(value: str | None, name: str) -> datetime | None:
     """An ISO 8601 moment from the query string; without a zone it is UTC."""
     if not value:
         return None
-    text = value.strip().replace(" ", "T")
-    if text.endswith(("Z", "z")):
-        text = text[:-1] + "+00:00"
-    # A browser writes a datetime-local value without trailing zeros (.23 for .230);
-    # before Python 3.11, fromisoformat takes 3 or 6 fraction digits only.
-    text = re.sub(r"(T\d\d:\d\d:\d\d)\.(\d{1,6})", lambda m: f"{m[1]}.{m[2]:0<6}", text)
     try:
-        moment = datetime.fromisoformat(text)
+        moment = iso_moment(value)
     except ValueError:
         raise InvalidArgument(
             f"{name}: not a moment: {value[:40]!r} (give e.g. 2025-06-03T09:00:00)"

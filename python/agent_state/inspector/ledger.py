@@ -14,12 +14,24 @@ from ``export_agent``), following SPEC's three eligibility rules.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import re
 from datetime import datetime
 from typing import Any
 from uuid import UUID
 
-__all__ = ["Eligibility", "Ledger", "budget_over_run", "why_not_eligible"]
+__all__ = ["Ledger", "budget_over_run", "iso_moment", "why_eligible", "why_not_eligible"]
+
+
+def iso_moment(text: str) -> datetime:
+    """An ISO 8601 moment as PostgreSQL's JSON and a browser's form write it: a
+    space or T, a Z or an offset, and a fraction without its trailing zeros (before
+    Python 3.11, fromisoformat takes 3 or 6 fraction digits only). ValueError when
+    it is none."""
+    text = text.strip().replace(" ", "T")
+    if text.endswith(("Z", "z")):
+        text = text[:-1] + "+00:00"
+    text = re.sub(r"(T\d\d:\d\d:\d\d)\.(\d{1,6})", lambda m: f"{m[1]}.{m[2]:0<6}", text)
+    return datetime.fromisoformat(text)
 
 
 def _when(value: Any) -> datetime | None:
@@ -27,7 +39,7 @@ def _when(value: Any) -> datetime | None:
         return None
     if isinstance(value, datetime):
         return value
-    return datetime.fromisoformat(str(value))
+    return iso_moment(str(value))
 
 
 class Ledger:
@@ -150,19 +162,6 @@ class Ledger:
             "tool_calls": tool_calls,
             "checkpoints": checkpoints,
         }
-
-
-@dataclass
-class Eligibility:
-    """One entry's answer for a chosen conversation."""
-
-    entry: UUID
-    revision: int
-    body: str
-    eligible: bool
-    rule: str
-    reason: str
-    details: list[str] = field(default_factory=list)
 
 
 def why_not_eligible(
