@@ -273,7 +273,7 @@ def adapters(results: dict[str, Any] | None, out: Path) -> bool:
     rows = [
         (k, v)
         for k, v in results.items()
-        if isinstance(v, dict) and "ratio" in v and k != "storage bytes per store item"
+        if isinstance(v, dict) and "ratio" in v and not k.startswith("storage")
     ]
     if not rows:
         print("plot: no adapter results: adapters.png skipped", file=sys.stderr)
@@ -294,10 +294,15 @@ def adapters(results: dict[str, Any] | None, out: Path) -> bool:
                 xs.append(v["ratio"])
         rects = ax.barh(ys, xs, height, label=label, color=colour)
         ax.bar_label(rects, fmt="%.2fx", fontsize=7, padding=2)
-    for i, op in enumerate(ops):
-        target = 1.5 if not op.startswith("store") else (None if "search" in op else 1.0)
-        if target is not None:
-            ax.vlines(target, i - 0.45, i + 0.45, colors="#c44e52", linestyles="--")
+    # The benchmark's own targets (bench/langgraph_peer.py), per client count.
+    from langgraph_peer import target_for
+
+    for j, clients in enumerate([1] + [int(c) for c in many]):
+        for i, op in enumerate(ops):
+            target = target_for(op, clients)
+            if target is not None:
+                y = i + (j - 0.5) * height
+                ax.vlines(target, y - height / 2, y + height / 2, colors="#c44e52", linestyles="--")
     ax.plot([], [], color="#c44e52", linestyle="--", label="target")
     ax.axvline(1.0, color="#999", linewidth=0.8)
     ax.set_yticks(range(len(ops)), ops)
