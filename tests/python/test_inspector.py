@@ -332,6 +332,26 @@ def test_eligible_in_gives_each_rule(
     tea = _row(page, world.entry)  # perspective, evidence seen by Alice only
     assert "Bob could not observe evidence message" in tea
     assert f"(its audience: {alice})" in tea  # no display name: the actor's id
+    # 'conversation' visibility, evidence from this very conversation, kept out
+    # because the audience grew since: the reason is the audience, not the place
+    ops = store.open_conversation(agent=a, connector="slack", external_ref="C2", kind="group")
+    carol = store.resolve_actor(
+        agent=a, connector="slack", external_id="U-CAROL", display_name="Carol"
+    )
+    heard = store.record_message(
+        agent=a, conversation=ops, author=bob, body="the offsite is in May", audience=[alice, bob]
+    )
+    local = store.remember(
+        agent=a, body="The offsite is in May", source_message=heard, visibility="conversation"
+    )
+    store.record_message(
+        agent=a, conversation=ops, author=carol, body="hi all", audience=[alice, bob, carol]
+    )
+    assert operator.memory_entry(agent=a, entry=local.entry, conversation=ops) is None
+    row = _row(ok(c, f"/agents/{a}/eligible", conversation=str(ops)), local.entry)
+    assert row.startswith('<tr class="out">')
+    assert "Carol could not observe evidence message" in row
+    assert "not from this conversation" not in row
     # the entry page lists the grant and the evidence message's audience
     entry = ok(c, f"/agents/{a}/memory/{shared.entry}")
     assert "slack C1 (group)" in entry and "my PIN is 1234" in entry

@@ -190,16 +190,18 @@ def why_not_eligible(
                 "are shown to operators)",
                 [],
             )
-        where = sorted(
-            {ledger.conversation_name(ledger.message(m).get("conversation")) for m in evidence}
-        )
-        return (
-            "rule 2",
-            "visibility 'conversation': its evidence came from "
-            + (", ".join(where) or "no conversation")
-            + ", not from this conversation",
-            [],
-        )
+        came_from = {str(ledger.message(m).get("conversation")) for m in evidence}
+        if came_from != {str(conversation)}:
+            where = sorted(ledger.conversation_name(c) for c in came_from)
+            return (
+                "rule 2",
+                "visibility 'conversation': its evidence came from "
+                + (", ".join(where) or "no conversation")
+                + ", not from this conversation",
+                [],
+            )
+        # Its evidence came from here: what keeps it out is who is in the
+        # audience now (the audience test below, as for 'perspective').
     if ledger is None:
         return (
             "rule 2",
@@ -245,9 +247,10 @@ def why_not_eligible(
             f"a sharing grant admits revision {s['revision']} here, not the current "
             f"revision {state.revision} (grants are revision-specific: rule 3)"
         )
+    visibility = current.visibility if current is not None else "perspective"
     return (
         "rule 2",
-        "visibility 'perspective': not everyone in this conversation's audience could observe "
+        f"visibility '{visibility}': not everyone in this conversation's audience could observe "
         "its evidence, and no sharing grant admits its current revision here",
         details,
     )
