@@ -372,6 +372,11 @@ FOR EACH ROW WHEN (
 )
 EXECUTE FUNCTION agent_state._tg_number_per_agent('purge_id');
 
+CREATE TRIGGER graph_purges_links
+BEFORE INSERT ON agent_state.graph_purges
+FOR EACH ROW WHEN (NOT agent_state._restoring() AND NOT agent_state._copying())
+EXECUTE FUNCTION agent_state._tg_graph_purge_links();
+
 CREATE TRIGGER graph_purges_append_only
 BEFORE UPDATE OR DELETE ON agent_state.graph_purges
 FOR EACH ROW EXECUTE FUNCTION agent_state._tg_refuse_change();

@@ -314,3 +314,38 @@ def test_a_langgraph_purge_keeps_older_heads_valid(db: str) -> None:
         assert saver.get_tuple({"configurable": {"thread_id": "purged"}}) is None
         assert store.verify(agent=agent, expected_head=head) == []
         assert store.verify(agent=agent) == []
+
+
+def test_a_direct_purge_keeps_older_heads_valid_too(db: str) -> None:
+    """An operator's own purge (a purge record, then the DELETE it allows) records
+    the links of what it removes by the same rule, whatever the writer gives:
+    heads taken before it still verify."""
+    from langgraph.checkpoint.base import create_checkpoint, empty_checkpoint
+
+    from agent_state.integrations.langgraph import AgentStateSaver
+
+    with agent_state.connect(db) as store:
+        agent = store.create_agent(handle=new_handle())
+        saver = AgentStateSaver(store, agent=agent)
+        cfg: Any = {"configurable": {"thread_id": "by-hand", "checkpoint_ns": ""}}
+        cp = empty_checkpoint()
+        for i in range(2):
+            cp = create_checkpoint(cp, {"state": i}, i)  # type: ignore[dict-item]
+            cfg = saver.put(cfg, cp, {"source": "loop", "step": i}, {})
+        gone = cfg["configurable"]["checkpoint_id"]
+        head = store.chain_head(agent=agent).digest
+    with psycopg.connect(db) as conn:  # one transaction: the purge and its delete
+        conn.execute(
+            "INSERT INTO agent_state.graph_purges"
+            " (runtime_agent_id, thread_id, reason, removed, chain_removed)"
+            " VALUES (%s, 'by-hand', 'by hand', %s, '[]')",
+            [agent, Jsonb({"checkpoints": [{"checkpoint_ns": "", "checkpoint_id": gone}]})],
+        )
+        conn.execute(
+            "DELETE FROM agent_state.graph_checkpoints"
+            " WHERE runtime_agent_id = %s AND thread_id = 'by-hand' AND checkpoint_id = %s",
+            [agent, gone],
+        )
+    with agent_state.connect(db) as store:
+        assert store.verify(agent=agent, expected_head=head) == []
+        assert store.verify(agent=agent) == []
