@@ -4,10 +4,7 @@
 -- (author, subject, current_subject, actor).
 CREATE FUNCTION agent_state._need_actor(agent uuid, actor uuid, arg text)
 RETURNS void
-LANGUAGE plpgsql
-STABLE
-SECURITY DEFINER
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 #variable_conflict use_variable
 BEGIN

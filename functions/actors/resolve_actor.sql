@@ -10,9 +10,7 @@ CREATE FUNCTION agent_state.resolve_actor(
     kind text DEFAULT 'human'
 )
 RETURNS uuid
-LANGUAGE plpgsql
-SECURITY DEFINER
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 #variable_conflict use_variable
 DECLARE

@@ -1,8 +1,7 @@
 -- Raises what _settings_problem finds (22023), or 22004 for null settings.
 CREATE FUNCTION agent_state._check_settings(settings jsonb)
 RETURNS void
-LANGUAGE plpgsql
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     problem text;

@@ -2,9 +2,7 @@
 -- is taken, however a concurrent insert of it interleaves. Not granted to anyone.
 CREATE FUNCTION agent_state._insert_agent(handle text)
 RETURNS uuid
-LANGUAGE plpgsql
-SECURITY DEFINER
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 #variable_conflict use_variable
 DECLARE

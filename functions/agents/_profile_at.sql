@@ -4,8 +4,7 @@
 -- pin the search_path; not granted to anyone.
 CREATE FUNCTION agent_state._profile_at(agent uuid, as_of timestamptz)
 RETURNS TABLE (revision integer, display_name text, settings jsonb)
-LANGUAGE sql
-STABLE
+LANGUAGE sql STABLE
 AS $$
     SELECT p.revision, p.display_name, p.settings
     FROM agent_state.profile_revisions AS p

@@ -10,9 +10,7 @@
 -- which no setting changes the meaning of.
 CREATE FUNCTION agent_state._settings_problem(settings jsonb)
 RETURNS text
-LANGUAGE plpgsql
-IMMUTABLE
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql IMMUTABLE SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     boost double precision;

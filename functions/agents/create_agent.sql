@@ -4,9 +4,7 @@ CREATE FUNCTION agent_state.create_agent(
     settings jsonb DEFAULT '{}'
 )
 RETURNS uuid
-LANGUAGE plpgsql
-SECURITY DEFINER
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 #variable_conflict use_variable
 DECLARE

@@ -14,8 +14,7 @@
 -- finds it.
 CREATE FUNCTION agent_state._chain_adopt()
 RETURNS bigint
-LANGUAGE plpgsql
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
 SET "TimeZone" = 'UTC'
 AS $$
 DECLARE

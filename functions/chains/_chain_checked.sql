@@ -5,9 +5,7 @@
 -- one hash; anything else goes to _chain_fault.
 CREATE FUNCTION agent_state._chain_checked(tbl name, r anyelement)
 RETURNS boolean
-LANGUAGE plpgsql
-STABLE
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp
 SET "TimeZone" = 'UTC'
 AS $$
 DECLARE

@@ -4,9 +4,7 @@
 -- rules as _chain_digest; not granted to any role.
 CREATE FUNCTION agent_state._chain_close_digest(tbl name, r jsonb, closing text [])
 RETURNS bytea
-LANGUAGE sql
-IMMUTABLE
-PARALLEL SAFE
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
 AS $$
     SELECT pg_catalog.sha256(pg_catalog.convert_to(
         tbl OPERATOR(pg_catalog.||) E' closed\n' OPERATOR(pg_catalog.||) pg_catalog.jsonb_build_object(

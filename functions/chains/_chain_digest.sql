@@ -12,9 +12,7 @@ CREATE FUNCTION agent_state._chain_digest(
     tbl name, r jsonb, excluded text [], erasable text, erased_sha256 text DEFAULT NULL
 )
 RETURNS bytea
-LANGUAGE sql
-IMMUTABLE
-PARALLEL SAFE
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
 AS $$
     SELECT pg_catalog.sha256(pg_catalog.convert_to(
         tbl OPERATOR(pg_catalog.||) E'\n' OPERATOR(pg_catalog.||) (

@@ -10,9 +10,7 @@
 -- are read only when the text's own hash does not give the digest.
 CREATE FUNCTION agent_state._chain_fault(tbl name, r jsonb)
 RETURNS text
-LANGUAGE plpgsql
-STABLE
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     spec record;

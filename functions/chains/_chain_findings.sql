@@ -12,9 +12,7 @@
 -- TimeZone is pinned for to_jsonb (see _chain_digest).
 CREATE FUNCTION agent_state._chain_findings(agent uuid)
 RETURNS TABLE (check_name text, object text, detail text)
-LANGUAGE plpgsql
-STABLE
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp
 SET "TimeZone" = 'UTC'
 AS $$
 DECLARE

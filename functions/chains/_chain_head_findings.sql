@@ -8,9 +8,7 @@
 -- not a head at all.
 CREATE FUNCTION agent_state._chain_head_findings(agent uuid, expected_head text)
 RETURNS TABLE (check_name text, object text, detail text)
-LANGUAGE plpgsql
-STABLE
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     part text [] := pg_catalog.regexp_match(expected_head,

@@ -9,9 +9,7 @@
 -- again) are stamped after at_most.
 CREATE FUNCTION agent_state._chain_head_of(agent uuid, at_most timestamptz, snap pg_snapshot, own xid8)
 RETURNS TABLE (records bigint, digest bytea)
-LANGUAGE sql
-STABLE
-SET search_path = pg_catalog, pg_temp
+LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp
 AS $$
     SELECT pg_catalog.count(*),
            pg_catalog.sha256(pg_catalog.convert_to(

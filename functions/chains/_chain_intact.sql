@@ -14,8 +14,7 @@
 -- used once: tests/lint/pgspot_check.py); granted to no one.
 CREATE FUNCTION agent_state._chain_intact(tbl name, r jsonb, stored bytea)
 RETURNS boolean
-LANGUAGE sql
-STABLE
+LANGUAGE sql STABLE
 AS $$
     SELECT stored OPERATOR(pg_catalog.=) pg_catalog.sha256(pg_catalog.convert_to(
         tbl OPERATOR(pg_catalog.||) E'\n' OPERATOR(pg_catalog.||)

@@ -4,9 +4,7 @@
 -- the extension's own code (_copying); a fork's copies are stamped anew.
 CREATE FUNCTION agent_state._chain_keeps_stamps()
 RETURNS boolean
-LANGUAGE plpgsql
-STABLE
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
     RETURN pg_catalog.current_setting('agent_state.copy_stamps', true) IS NOT DISTINCT FROM 'keep'

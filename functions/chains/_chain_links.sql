@@ -4,9 +4,7 @@
 -- older heads valid). Rewritable records are left out (_chain_tables).
 CREATE FUNCTION agent_state._chain_links(agent uuid)
 RETURNS TABLE (at timestamptz, xact xid8, digest bytea)
-LANGUAGE plpgsql
-STABLE
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     q text;

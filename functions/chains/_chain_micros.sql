@@ -4,10 +4,7 @@
 -- all bind alike, left to right: the parentheses give the arithmetic its order.)
 CREATE FUNCTION agent_state._chain_micros(at timestamptz)
 RETURNS bigint
-LANGUAGE sql
-IMMUTABLE
-PARALLEL SAFE
-SET search_path = pg_catalog, pg_temp
+LANGUAGE sql IMMUTABLE PARALLEL SAFE SET search_path = pg_catalog, pg_temp
 AS $$
     SELECT (pg_catalog.date_part('epoch', pg_catalog.date_trunc('second', at))::bigint
             OPERATOR(pg_catalog.*) 1000000)

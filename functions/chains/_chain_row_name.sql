@@ -3,9 +3,7 @@
 -- chain position.
 CREATE FUNCTION agent_state._chain_row_name(tbl name, r jsonb)
 RETURNS text
-LANGUAGE sql
-STABLE
-SET search_path = pg_catalog, pg_temp
+LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp
 AS $$
     SELECT CASE WHEN pg_catalog.count(*) = 0
         THEN 'at chain_at ' OPERATOR(pg_catalog.||) coalesce(r OPERATOR(pg_catalog.->>) 'chain_at', 'null')

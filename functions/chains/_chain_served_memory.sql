@@ -7,9 +7,7 @@
 -- keeps recall's checks at a fraction of a millisecond (bench/README.md).
 CREATE FUNCTION agent_state._chain_served_memory(agent uuid, entry uuid, revision integer, body text, subject uuid)
 RETURNS boolean
-LANGUAGE plpgsql
-STABLE
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp
 SET "TimeZone" = 'UTC'
 AS $$
 #variable_conflict use_variable

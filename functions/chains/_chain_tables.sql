@@ -25,9 +25,7 @@
 CREATE FUNCTION agent_state._chain_tables()
 RETURNS TABLE (tbl name, excluded text [], erasable text, closing text [], stream text [], numbered text,
                 rewritable text)
-LANGUAGE sql
-IMMUTABLE
-PARALLEL SAFE
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
 AS $$
     SELECT t.tbl::name, t.excluded, t.erasable, t.closing, t.stream, t.numbered, t.rewritable
     FROM (VALUES

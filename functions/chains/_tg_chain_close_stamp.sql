@@ -7,9 +7,7 @@
 -- closed record is stamped as it is written.
 CREATE FUNCTION agent_state._tg_chain_close_stamp()
 RETURNS trigger
-LANGUAGE plpgsql
-SECURITY DEFINER
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 SET "TimeZone" = 'UTC'
 AS $$
 DECLARE

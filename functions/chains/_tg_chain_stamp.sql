@@ -18,9 +18,7 @@
 -- clause, sql/triggers.sql): it keeps what it loads, and verify judges it.
 CREATE FUNCTION agent_state._tg_chain_stamp()
 RETURNS trigger
-LANGUAGE plpgsql
-SECURITY DEFINER
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 SET "TimeZone" = 'UTC'
 AS $$
 DECLARE

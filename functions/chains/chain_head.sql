@@ -7,10 +7,7 @@
 -- history, whatever commits afterwards and in whatever order.
 CREATE FUNCTION agent_state.chain_head(agent uuid)
 RETURNS TABLE ("position" bigint, digest text, recorded_at timestamptz)
-LANGUAGE sql
-STABLE
-SECURITY DEFINER
-SET search_path = pg_catalog, pg_temp
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
     SELECT h.records,
            pg_catalog.format('ash1/%s/%s/%s/%s/%s', agent_state._chain_micros(s.at), h.records, s.snap,

@@ -4,9 +4,7 @@
 -- insert and by verify().
 CREATE FUNCTION agent_state._check_audience(agent uuid, conversation uuid, audience uuid [])
 RETURNS void
-LANGUAGE plpgsql
-SECURITY DEFINER
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     missing uuid;

@@ -3,10 +3,7 @@
 -- null first where the argument is optional.
 CREATE FUNCTION agent_state._need_conversation(agent uuid, conversation uuid, arg text DEFAULT 'conversation')
 RETURNS void
-LANGUAGE plpgsql
-STABLE
-SECURITY DEFINER
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 #variable_conflict use_variable
 BEGIN

@@ -8,9 +8,7 @@ CREATE FUNCTION agent_state.record_message(
     observed_at timestamptz DEFAULT now()
 )
 RETURNS uuid
-LANGUAGE plpgsql
-SECURITY DEFINER
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 #variable_conflict use_variable
 DECLARE

@@ -6,10 +6,7 @@
 -- unknown agent (_moving).
 CREATE FUNCTION agent_state._bind(agent uuid, operator_only boolean DEFAULT false)
 RETURNS text
-LANGUAGE plpgsql
-STABLE
-SECURITY DEFINER
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     caller name;

@@ -16,9 +16,7 @@
 -- created_by stamp, _bind); PL/pgSQL evaluates them as cached simple expressions.
 CREATE FUNCTION agent_state._caller()
 RETURNS name
-LANGUAGE plpgsql
-STABLE
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     chosen constant text := pg_catalog.current_setting('role');

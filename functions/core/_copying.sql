@@ -18,9 +18,7 @@
 -- granted to the group roles like the other WHEN helpers (sql/privileges.sql).
 CREATE FUNCTION agent_state._copying()
 RETURNS boolean
-LANGUAGE plpgsql
-STABLE
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
     RETURN pg_catalog.current_setting('agent_state.copying', true) IS NOT DISTINCT FROM 'on'

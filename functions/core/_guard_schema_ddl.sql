@@ -12,8 +12,7 @@
 -- issuing the command, which is not ours.
 CREATE FUNCTION agent_state._guard_schema_ddl()
 RETURNS event_trigger
-LANGUAGE plpgsql
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     home record;

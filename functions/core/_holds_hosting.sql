@@ -10,8 +10,7 @@
 -- _hosted_agents, which pin the search_path; not granted to anyone.
 CREATE FUNCTION agent_state._holds_hosting(role name, host regrole, host_name name)
 RETURNS boolean
-LANGUAGE sql
-STABLE
+LANGUAGE sql STABLE
 AS $$
     SELECT pg_catalog.pg_has_role(role, host, 'USAGE')
         AND pg_catalog.pg_get_userbyid(host) OPERATOR(pg_catalog.=) host_name

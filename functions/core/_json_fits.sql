@@ -8,8 +8,7 @@
 -- IMMUTABLE one would not be inlined.
 CREATE FUNCTION agent_state._json_fits(val jsonb, max_bytes integer DEFAULT 10000000)
 RETURNS boolean
-LANGUAGE sql
-STABLE
+LANGUAGE sql STABLE
 AS $$
     SELECT val IS NULL
         OR (pg_catalog.pg_column_size(val) OPERATOR(pg_catalog.<=) max_bytes

@@ -20,9 +20,7 @@ CREATE FUNCTION agent_state._json_within(
     max_depth integer DEFAULT 200
 )
 RETURNS void
-LANGUAGE plpgsql
-IMMUTABLE
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql IMMUTABLE SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
     IF pg_catalog.pg_column_size(val) > max_bytes THEN

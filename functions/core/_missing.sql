@@ -3,8 +3,7 @@
 -- thing is unknown (P0002).
 CREATE FUNCTION agent_state._missing(kind text, arg text, id uuid, elsewhere boolean)
 RETURNS void
-LANGUAGE plpgsql
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
     IF elsewhere THEN

@@ -6,8 +6,7 @@
 -- anyone.
 CREATE FUNCTION agent_state._moving(agent uuid, caller name, is_operator boolean, st text)
 RETURNS void
-LANGUAGE plpgsql
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
     IF st = 'gone' THEN

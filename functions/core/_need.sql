@@ -2,8 +2,7 @@
 -- argument's name.
 CREATE FUNCTION agent_state._need(val anyelement, arg text)
 RETURNS void
-LANGUAGE plpgsql
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
     IF val IS NULL THEN

@@ -8,8 +8,7 @@ CREATE FUNCTION agent_state._need_count(
     max_val integer DEFAULT NULL
 )
 RETURNS void
-LANGUAGE plpgsql
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
     PERFORM agent_state._need(val, arg);

@@ -3,8 +3,7 @@
 -- (a run's budget, a model call's usage).
 CREATE FUNCTION agent_state._need_known_keys(val jsonb, arg text, known text [])
 RETURNS void
-LANGUAGE plpgsql
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     unknown text;

@@ -1,8 +1,7 @@
 -- Value must be one of a fixed set: 22004 when null, 22023 otherwise.
 CREATE FUNCTION agent_state._need_one_of(val text, arg text, allowed text [])
 RETURNS void
-LANGUAGE plpgsql
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
     PERFORM agent_state._need(val, arg);

@@ -3,10 +3,7 @@
 -- the argument the refusal is about (agent), when there is one.
 CREATE FUNCTION agent_state._need_operator(arg text DEFAULT NULL)
 RETURNS void
-LANGUAGE plpgsql
-STABLE
-SECURITY DEFINER
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     caller name := agent_state._caller();

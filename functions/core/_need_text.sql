@@ -1,8 +1,7 @@
 -- Required text: null is 22004; blank or longer than max_len characters is 22023.
 CREATE FUNCTION agent_state._need_text(val text, arg text, max_len integer DEFAULT 100000)
 RETURNS void
-LANGUAGE plpgsql
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
     -- _need's rule and message, inline: passing val on would copy it, and an

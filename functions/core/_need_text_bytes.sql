@@ -4,9 +4,7 @@
 -- than max_bytes bytes (read from the value's header first) or blank is 22023.
 CREATE FUNCTION agent_state._need_text_bytes(val text, arg text, max_bytes integer)
 RETURNS void
-LANGUAGE plpgsql
-IMMUTABLE
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql IMMUTABLE SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
     -- _need's rule and message, inline: passing val on would copy it, and an

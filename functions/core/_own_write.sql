@@ -18,9 +18,7 @@
 -- remember); PL/pgSQL keeps its plan for the session.
 CREATE FUNCTION agent_state._own_write()
 RETURNS boolean
-LANGUAGE plpgsql
-STABLE
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
     RETURN coalesce((

@@ -7,8 +7,7 @@
 -- (pinned functions that the owner runs: it is granted to no one).
 CREATE FUNCTION agent_state._quote_prefix(val text)
 RETURNS text
-LANGUAGE sql
-IMMUTABLE
+LANGUAGE sql IMMUTABLE
 AS $$
     SELECT CASE
         WHEN pg_catalog.length(pg_catalog.substr(val, 1, 65)) OPERATOR(pg_catalog.>) 64

@@ -7,9 +7,7 @@
 -- while planning, whatever the CASE decides). Returns boolean for CASE.
 CREATE FUNCTION agent_state._raise(errcode text, message text)
 RETURNS boolean
-LANGUAGE plpgsql
-VOLATILE
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
     RAISE EXCEPTION USING ERRCODE = errcode, MESSAGE = message;

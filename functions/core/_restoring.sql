@@ -21,8 +21,7 @@
 -- a PL/pgSQL function is compiled once per session.
 CREATE FUNCTION agent_state._restoring()
 RETURNS boolean
-LANGUAGE plpgsql
-STABLE
+LANGUAGE plpgsql STABLE
 AS $$
 BEGIN
     RETURN pg_catalog.current_setting('row_security') OPERATOR(pg_catalog.=) 'off'

@@ -7,8 +7,7 @@
 -- may execute it).
 CREATE FUNCTION agent_state._text_fits(val text, max_len integer)
 RETURNS boolean
-LANGUAGE sql
-IMMUTABLE
+LANGUAGE sql IMMUTABLE
 AS $$
     SELECT pg_catalog.length(val) OPERATOR(pg_catalog.<=) max_len
         AND pg_catalog.btrim(val, E' \t\r\n') OPERATOR(pg_catalog.<>) ''

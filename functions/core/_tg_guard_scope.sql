@@ -11,8 +11,7 @@
 -- called. Everyone else is tested like the agent_scope policy does.
 CREATE FUNCTION agent_state._tg_guard_scope()
 RETURNS trigger
-LANGUAGE plpgsql
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
     IF pg_catalog.pg_has_role(current_user, 'agent_state_operator', 'USAGE') THEN

@@ -6,9 +6,7 @@
 -- A restore keeps the numbers it loads (the triggers' WHEN clause).
 CREATE FUNCTION agent_state._tg_number_per_agent()
 RETURNS trigger
-LANGUAGE plpgsql
-SECURITY DEFINER
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     n bigint;

@@ -4,9 +4,7 @@
 -- (append-only tables refuse TRUNCATE for everyone with _tg_refuse_change as well).
 CREATE FUNCTION agent_state._tg_operator_truncate_only()
 RETURNS trigger
-LANGUAGE plpgsql
-SECURITY DEFINER
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
     IF NOT agent_state._caller_is_operator() THEN

@@ -2,8 +2,7 @@
 -- columns named in the trigger arguments (an activation flag).
 CREATE FUNCTION agent_state._tg_refuse_change()
 RETURNS trigger
-LANGUAGE plpgsql
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
     IF TG_OP = 'UPDATE'

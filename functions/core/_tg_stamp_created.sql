@@ -3,9 +3,7 @@
 -- one transaction in order, so "as of" questions have exact answers.
 CREATE FUNCTION agent_state._tg_stamp_created()
 RETURNS trigger
-LANGUAGE plpgsql
-SECURITY DEFINER
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
     NEW.created_at := pg_catalog.clock_timestamp();

@@ -6,9 +6,7 @@
 -- tool's, which is deployment-wide. verify() is its caller.
 CREATE FUNCTION agent_state._verify_invariants()
 RETURNS TABLE (check_name text, object text, detail text)
-LANGUAGE plpgsql
-SECURITY DEFINER
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     item record;

@@ -6,9 +6,7 @@
 -- deployment-wide and reported only when agent is null).
 CREATE FUNCTION agent_state.verify(agent uuid DEFAULT NULL, expected_head text DEFAULT NULL)
 RETURNS TABLE (check_name text, object text, detail text)
-LANGUAGE plpgsql
-SECURITY DEFINER
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 #variable_conflict use_column
 BEGIN

@@ -2,9 +2,7 @@
 -- placeholder when it builds the install and upgrade scripts.
 CREATE FUNCTION agent_state.version()
 RETURNS text
-LANGUAGE sql
-IMMUTABLE
-SET search_path = pg_catalog, pg_temp
+LANGUAGE sql IMMUTABLE SET search_path = pg_catalog, pg_temp
 AS $$ SELECT '@EXTVERSION@'::text $$;
 
 COMMENT ON FUNCTION agent_state.version() IS

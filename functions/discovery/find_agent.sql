@@ -3,10 +3,7 @@
 -- nothing about agents it does not host.
 CREATE FUNCTION agent_state.find_agent(handle text)
 RETURNS uuid
-LANGUAGE plpgsql
-STABLE
-SECURITY DEFINER
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 #variable_conflict use_variable
 DECLARE

@@ -5,10 +5,7 @@
 -- moving agent once, from its source.
 CREATE FUNCTION agent_state.list_agents()
 RETURNS TABLE (agent uuid, handle text, display_name text, created_at timestamptz)
-LANGUAGE plpgsql
-STABLE
-SECURITY DEFINER
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 #variable_conflict use_column
 DECLARE

@@ -3,10 +3,7 @@ CREATE FUNCTION agent_state.list_conversations(agent uuid, max_results integer D
 RETURNS TABLE (
     conversation uuid, connector text, external_ref text, kind text, created_at timestamptz
 )
-LANGUAGE plpgsql
-STABLE
-SECURITY DEFINER
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 #variable_conflict use_column
 BEGIN

@@ -10,10 +10,7 @@ RETURNS TABLE (
     entry uuid, revision integer, live boolean, body text, subject uuid, visibility text,
     source_type text, created_at timestamptz, revised_at timestamptz
 )
-LANGUAGE plpgsql
-STABLE
-SECURITY DEFINER
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 #variable_conflict use_column
 BEGIN

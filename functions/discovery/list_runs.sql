@@ -5,10 +5,7 @@ RETURNS TABLE (
     run uuid, conversation uuid, status text, continued_from uuid, created_at timestamptz,
     finished_at timestamptz, spent_tokens numeric, spent_cost_usd numeric, spent_tool_calls bigint
 )
-LANGUAGE plpgsql
-STABLE
-SECURITY DEFINER
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 #variable_conflict use_column
 BEGIN

@@ -4,8 +4,7 @@
 -- own writes). Shared by checkpoint and record_turn.
 CREATE FUNCTION agent_state._append_checkpoint(agent uuid, run uuid, frontier jsonb)
 RETURNS integer
-LANGUAGE plpgsql
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
 AS $$
 #variable_conflict use_variable
 DECLARE

@@ -11,8 +11,7 @@ CREATE FUNCTION agent_state._budget_limits(
     budget jsonb,
     OUT tokens numeric, OUT cost_usd numeric, OUT tool_calls bigint, OUT wall_time_seconds numeric
 )
-LANGUAGE plpgsql
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
 AS $$
 #variable_conflict use_variable
 BEGIN

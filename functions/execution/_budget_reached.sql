@@ -14,9 +14,7 @@ CREATE FUNCTION agent_state._budget_reached(
     limit_wall_time_seconds numeric, chain_started_at timestamptz
 )
 RETURNS boolean
-LANGUAGE plpgsql
-VOLATILE
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
     RETURN coalesce(

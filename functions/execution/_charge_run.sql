@@ -3,9 +3,7 @@ CREATE FUNCTION agent_state._charge_run(
     agent uuid, run uuid, tokens numeric, cost_usd numeric, tool_calls integer
 )
 RETURNS void
-LANGUAGE plpgsql
-SECURITY DEFINER
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 #variable_conflict use_variable
 BEGIN

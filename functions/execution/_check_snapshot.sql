@@ -2,9 +2,7 @@
 -- snapshot and by verify().
 CREATE FUNCTION agent_state._check_snapshot(agent uuid, snapshot uuid, declared_memory integer, declared_messages integer)
 RETURNS void
-LANGUAGE plpgsql
-SECURITY DEFINER
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
     IF (SELECT pg_catalog.count(*) FROM agent_state.snapshot_memory AS m

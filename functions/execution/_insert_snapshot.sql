@@ -15,8 +15,7 @@ CREATE FUNCTION agent_state._insert_snapshot(
     n_messages integer
 )
 RETURNS uuid
-LANGUAGE plpgsql
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
 AS $$
 #variable_conflict use_variable
 DECLARE

@@ -5,8 +5,7 @@ CREATE FUNCTION agent_state._json_amount(
     obj jsonb, arg text, key text, strict boolean, whole boolean, max_value numeric
 )
 RETURNS numeric
-LANGUAGE plpgsql
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     v numeric;

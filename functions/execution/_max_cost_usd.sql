@@ -4,8 +4,7 @@
 -- _usage_amounts.
 CREATE FUNCTION agent_state._max_cost_usd()
 RETURNS numeric
-LANGUAGE sql
-IMMUTABLE
+LANGUAGE sql IMMUTABLE
 AS $$
     SELECT 1e12::pg_catalog.numeric
 $$;

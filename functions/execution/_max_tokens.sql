@@ -3,8 +3,7 @@
 -- no SET clause) into _usage_fits, _budget_limits and _usage_amounts.
 CREATE FUNCTION agent_state._max_tokens()
 RETURNS numeric
-LANGUAGE sql
-IMMUTABLE
+LANGUAGE sql IMMUTABLE
 AS $$
     SELECT 1e15::pg_catalog.numeric
 $$;

@@ -8,8 +8,7 @@
 -- the owner may execute it).
 CREATE FUNCTION agent_state._memory_canonical(memory jsonb)
 RETURNS boolean
-LANGUAGE sql
-IMMUTABLE
+LANGUAGE sql IMMUTABLE
 AS $$
     SELECT memory::pg_catalog.text OPERATOR(pg_catalog.~) (
         '^\[\{"entry": "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", "revision": [1-9][0-9]{0,8}\}'

@@ -3,8 +3,7 @@
 -- names the same. An inlinable constant (a SQL function with no SET clause).
 CREATE FUNCTION agent_state._model_call_statuses()
 RETURNS text []
-LANGUAGE sql
-IMMUTABLE
+LANGUAGE sql IMMUTABLE
 AS $$
     SELECT ARRAY['ok', 'error', 'timeout']::pg_catalog.text []
 $$;

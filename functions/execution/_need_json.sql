@@ -1,8 +1,7 @@
 -- Required JSON argument of one of the given types: 22004 null, 22023 otherwise.
 CREATE FUNCTION agent_state._need_json(val jsonb, arg text, types text [])
 RETURNS void
-LANGUAGE plpgsql
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
     -- _need's rule and message, inline: passing val on would copy it, and an

@@ -2,10 +2,7 @@
 -- perspective's run.
 CREATE FUNCTION agent_state._need_run(agent uuid, run uuid, arg text DEFAULT 'run')
 RETURNS void
-LANGUAGE plpgsql
-STABLE
-SECURITY DEFINER
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 #variable_conflict use_variable
 BEGIN

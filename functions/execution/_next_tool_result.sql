@@ -6,8 +6,7 @@
 -- and, for every other writer, by the tool_results insert trigger.
 CREATE FUNCTION agent_state._next_tool_result(agent uuid, tool_call uuid)
 RETURNS integer
-LANGUAGE plpgsql
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
 AS $$
 #variable_conflict use_variable
 DECLARE

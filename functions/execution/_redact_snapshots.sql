@@ -12,8 +12,7 @@
 -- Internal: no binding or argument checks here; redact does them.
 CREATE FUNCTION agent_state._redact_snapshots(agent uuid, entry uuid)
 RETURNS text []
-LANGUAGE plpgsql
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
 AS $$
 #variable_conflict use_variable
 DECLARE

@@ -4,8 +4,7 @@
 -- lookup) rather than passed as a row, so this file loads before the table.
 CREATE FUNCTION agent_state._run_budget(agent uuid, run uuid)
 RETURNS jsonb
-LANGUAGE plpgsql
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     r record;

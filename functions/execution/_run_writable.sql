@@ -4,9 +4,7 @@
 -- run's status (open or budget_exhausted).
 CREATE FUNCTION agent_state._run_writable(agent uuid, run uuid)
 RETURNS text
-LANGUAGE plpgsql
-SECURITY DEFINER
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 #variable_conflict use_variable
 DECLARE

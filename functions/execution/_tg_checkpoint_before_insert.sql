@@ -2,9 +2,7 @@
 -- concurrency); the run must be unfinished (55000).
 CREATE FUNCTION agent_state._tg_checkpoint_before_insert()
 RETURNS trigger
-LANGUAGE plpgsql
-SECURITY DEFINER
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
     -- Lock the run; refused when it is unknown or finished.

@@ -1,9 +1,7 @@
 -- Model calls: charge the usage to the run (53400 exhausted, 55000 finished).
 CREATE FUNCTION agent_state._tg_model_call_before_insert()
 RETURNS trigger
-LANGUAGE plpgsql
-SECURITY DEFINER
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
     -- The charge of _charge_run, inline; when no open run takes it, the helper

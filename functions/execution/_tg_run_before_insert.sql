@@ -4,9 +4,7 @@
 -- Runs for every writer, so direct DML cannot start a chain with a clean budget.
 CREATE FUNCTION agent_state._tg_run_before_insert()
 RETURNS trigger
-LANGUAGE plpgsql
-SECURITY DEFINER
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     pred agent_state.runs;

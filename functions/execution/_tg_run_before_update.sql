@@ -4,9 +4,7 @@
 -- and when from the database.
 CREATE FUNCTION agent_state._tg_run_before_update()
 RETURNS trigger
-LANGUAGE plpgsql
-SECURITY DEFINER
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
     -- Every column but status, spent_* and the finish columns (a test derives

@@ -3,9 +3,7 @@
 -- nothing starts out redacted.
 CREATE FUNCTION agent_state._tg_snapshot_before_insert()
 RETURNS trigger
-LANGUAGE plpgsql
-SECURITY DEFINER
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
     -- Lock the run; refused when it is unknown or finished.

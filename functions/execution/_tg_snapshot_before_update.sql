@@ -7,8 +7,7 @@
 -- must be the role running the UPDATE.
 CREATE FUNCTION agent_state._tg_snapshot_before_update()
 RETURNS trigger
-LANGUAGE plpgsql
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
     IF OLD.redacted_at IS NULL

@@ -7,8 +7,7 @@
 -- functions that role is the owner).
 CREATE FUNCTION agent_state._tg_snapshot_memory_before_insert()
 RETURNS trigger
-LANGUAGE plpgsql
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     slots integer;

@@ -1,7 +1,6 @@
 CREATE FUNCTION agent_state._tg_snapshot_message_before_insert()
 RETURNS trigger
-LANGUAGE plpgsql
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     slots integer;

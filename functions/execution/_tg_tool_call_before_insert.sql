@@ -2,9 +2,7 @@
 -- and charge one unit of tool_calls to the run.
 CREATE FUNCTION agent_state._tg_tool_call_before_insert()
 RETURNS trigger
-LANGUAGE plpgsql
-SECURITY DEFINER
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
     IF NOT EXISTS (

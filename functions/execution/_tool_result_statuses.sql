@@ -3,8 +3,7 @@
 -- names the same. An inlinable constant (a SQL function with no SET clause).
 CREATE FUNCTION agent_state._tool_result_statuses()
 RETURNS text []
-LANGUAGE sql
-IMMUTABLE
+LANGUAGE sql IMMUTABLE
 AS $$
     SELECT ARRAY['ok', 'error', 'unconfirmed']::pg_catalog.text []
 $$;

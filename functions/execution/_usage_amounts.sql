@@ -5,8 +5,7 @@
 -- non-negative (tokens at most 10^15, cost_usd at most 10^12); a missing key is 0.
 -- An unknown key or a bad amount raises 22023 naming it.
 CREATE FUNCTION agent_state._usage_amounts(usage jsonb, OUT tokens numeric, OUT cost_usd numeric)
-LANGUAGE plpgsql
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
 AS $$
 #variable_conflict use_variable
 BEGIN

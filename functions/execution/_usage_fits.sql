@@ -5,8 +5,7 @@
 -- which raises the exact error.
 CREATE FUNCTION agent_state._usage_fits(tokens numeric, cost_usd numeric)
 RETURNS boolean
-LANGUAGE sql
-IMMUTABLE
+LANGUAGE sql IMMUTABLE
 AS $$
     SELECT tokens OPERATOR(pg_catalog.>=) 0 AND tokens OPERATOR(pg_catalog.<=) agent_state._max_tokens()
         AND tokens OPERATOR(pg_catalog.=) pg_catalog.trunc(tokens)

@@ -7,8 +7,7 @@
 -- the owner may execute it).
 CREATE FUNCTION agent_state._usage_plain(usage jsonb)
 RETURNS boolean
-LANGUAGE sql
-IMMUTABLE
+LANGUAGE sql IMMUTABLE
 AS $$
     SELECT usage IS NOT NULL AND pg_catalog.jsonb_typeof(usage) OPERATOR(pg_catalog.=) 'object'
         AND (usage OPERATOR(pg_catalog.-) ARRAY['tokens', 'cost_usd']) OPERATOR(pg_catalog.=) '{}'::pg_catalog.jsonb

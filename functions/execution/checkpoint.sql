@@ -1,9 +1,7 @@
 -- Checkpoints: the append-only execution frontier of a run.
 CREATE FUNCTION agent_state.checkpoint(agent uuid, run uuid, frontier jsonb)
 RETURNS integer
-LANGUAGE plpgsql
-SECURITY DEFINER
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 #variable_conflict use_variable
 DECLARE

@@ -5,9 +5,7 @@ CREATE FUNCTION agent_state.continue_run(
     budget jsonb DEFAULT NULL
 )
 RETURNS uuid
-LANGUAGE plpgsql
-SECURITY DEFINER
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 #variable_conflict use_variable
 DECLARE

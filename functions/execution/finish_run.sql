@@ -5,9 +5,7 @@ CREATE FUNCTION agent_state.finish_run(
     detail jsonb DEFAULT '{}'
 )
 RETURNS void
-LANGUAGE plpgsql
-SECURITY DEFINER
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 #variable_conflict use_variable
 BEGIN

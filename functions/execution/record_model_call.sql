@@ -11,9 +11,7 @@ CREATE FUNCTION agent_state.record_model_call(
     status text DEFAULT 'ok'
 )
 RETURNS uuid
-LANGUAGE plpgsql
-SECURITY DEFINER
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 #variable_conflict use_variable
 DECLARE

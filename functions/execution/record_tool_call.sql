@@ -9,9 +9,7 @@ CREATE FUNCTION agent_state.record_tool_call(
     model_call uuid DEFAULT NULL
 )
 RETURNS uuid
-LANGUAGE plpgsql
-SECURITY DEFINER
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 #variable_conflict use_variable
 DECLARE

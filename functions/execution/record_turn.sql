@@ -29,9 +29,7 @@ CREATE FUNCTION agent_state.record_turn(
     frontier jsonb DEFAULT NULL
 )
 RETURNS jsonb
-LANGUAGE plpgsql
-SECURITY DEFINER
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 #variable_conflict use_variable
 DECLARE

@@ -1,9 +1,7 @@
 -- Recovery: everything a fresh process needs to resume a run, from the database.
 CREATE FUNCTION agent_state.recover_run(agent uuid, run uuid)
 RETURNS jsonb
-LANGUAGE plpgsql
-SECURITY DEFINER
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 #variable_conflict use_variable
 DECLARE

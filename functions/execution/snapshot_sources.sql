@@ -1,9 +1,6 @@
 CREATE FUNCTION agent_state.snapshot_sources(agent uuid, snapshot uuid)
 RETURNS TABLE (kind text, entry uuid, revision integer, message uuid, persona_revision integer)
-LANGUAGE plpgsql
-STABLE
-SECURITY DEFINER
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 #variable_conflict use_column
 BEGIN

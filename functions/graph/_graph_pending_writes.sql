@@ -9,8 +9,7 @@
 -- names the collation of its index column, or the primary key could not serve it.
 CREATE FUNCTION agent_state._graph_pending_writes(agent uuid, thread text, namespace text, checkpoint text)
 RETURNS TABLE (task_ids text [], channels text [], types text [], vals bytea [])
-LANGUAGE sql
-STABLE
+LANGUAGE sql STABLE
 AS $$
     SELECT pg_catalog.array_agg(x.task_id ORDER BY x.task_path COLLATE "C", x.task_id COLLATE "C", x.idx),
            pg_catalog.array_agg(x.channel ORDER BY x.task_path COLLATE "C", x.task_id COLLATE "C", x.idx),

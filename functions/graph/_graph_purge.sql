@@ -4,9 +4,7 @@
 -- record when there are none.
 CREATE FUNCTION agent_state._graph_purge(agent uuid, thread text, nss text [], ids text [], reason text)
 RETURNS integer
-LANGUAGE plpgsql
-SECURITY DEFINER
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
     IF coalesce(pg_catalog.cardinality(ids), 0) = 0 THEN

@@ -2,9 +2,7 @@
 -- created with its conversation on first use: returns the conversation and the
 -- thread's current run (NULL before its first checkpoint).
 CREATE FUNCTION agent_state._graph_thread(agent uuid, thread text, OUT conversation uuid, OUT run uuid)
-LANGUAGE plpgsql
-SECURITY DEFINER
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
     SELECT t.conversation_id, t.current_run_id INTO conversation, run

@@ -14,8 +14,7 @@
 -- that reads the caller's array where it is (see _raise); granted to no one.
 CREATE FUNCTION agent_state._need_graph_labels(labels text [], arg text)
 RETURNS boolean
-LANGUAGE sql
-IMMUTABLE
+LANGUAGE sql IMMUTABLE
 AS $$
     SELECT CASE
         WHEN labels IS NULL

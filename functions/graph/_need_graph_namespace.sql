@@ -5,8 +5,7 @@
 -- is refused (see _raise); granted to no one.
 CREATE FUNCTION agent_state._need_graph_namespace(namespace text [])
 RETURNS void
-LANGUAGE sql
-IMMUTABLE
+LANGUAGE sql IMMUTABLE
 AS $$
     SELECT CASE
         WHEN namespace IS NULL THEN agent_state._raise('22004', 'namespace: must not be null')

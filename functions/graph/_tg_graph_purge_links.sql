@@ -7,9 +7,7 @@
 -- 0) are rewritable and carry no link (_chain_tables).
 CREATE FUNCTION agent_state._tg_graph_purge_links()
 RETURNS trigger
-LANGUAGE plpgsql
-SECURITY DEFINER
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
     SELECT coalesce(pg_catalog.jsonb_agg(pg_catalog.jsonb_build_array(

@@ -5,9 +5,7 @@
 -- then only its value. Nothing else changes.
 CREATE FUNCTION agent_state._tg_guard_graph_payload()
 RETURNS trigger
-LANGUAGE plpgsql
-SECURITY DEFINER
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
     IF TG_OP = 'DELETE' THEN

@@ -6,9 +6,7 @@
 -- purge quadratic.
 CREATE FUNCTION agent_state._tg_guard_graph_purge_listed()
 RETURNS trigger
-LANGUAGE plpgsql
-SECURITY DEFINER
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
     IF NOT EXISTS (

@@ -1,8 +1,6 @@
 CREATE FUNCTION agent_state.graph_copy_thread(agent uuid, source_thread_id text, target_thread_id text)
 RETURNS integer
-LANGUAGE plpgsql
-SECURITY DEFINER
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 #variable_conflict use_variable
 DECLARE

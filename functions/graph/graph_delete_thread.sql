@@ -4,9 +4,7 @@ CREATE FUNCTION agent_state.graph_delete_thread(
     reason text DEFAULT 'delete_thread'
 )
 RETURNS integer
-LANGUAGE plpgsql
-SECURITY DEFINER
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 #variable_conflict use_variable
 DECLARE

@@ -25,10 +25,7 @@ RETURNS TABLE (
     write_types text [],
     write_values bytea []
 )
-LANGUAGE plpgsql
-STABLE
-SECURITY DEFINER
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 -- Each statement below has one good plan whatever its values (the primary key,
 -- see below); a custom plan was chosen on every call instead (a limit of 1 looks
 -- cheaper than the generic plan's guess), planning each read anew.

@@ -7,10 +7,7 @@ CREATE FUNCTION agent_state.graph_list_namespaces(
     skip integer DEFAULT 0
 )
 RETURNS TABLE (namespace text [])
-LANGUAGE plpgsql
-STABLE
-SECURITY DEFINER
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
     PERFORM agent_state._bind(agent);

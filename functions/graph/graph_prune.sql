@@ -5,9 +5,7 @@ CREATE FUNCTION agent_state.graph_prune(
     reason text DEFAULT NULL
 )
 RETURNS integer
-LANGUAGE plpgsql
-SECURITY DEFINER
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 #variable_conflict use_variable
 DECLARE

@@ -11,9 +11,7 @@ CREATE FUNCTION agent_state.graph_put_writes(
     writes_values bytea []
 )
 RETURNS void
-LANGUAGE plpgsql
-SECURITY DEFINER
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 #variable_conflict use_variable
 BEGIN

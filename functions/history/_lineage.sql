@@ -4,10 +4,7 @@
 -- that none keeps text a redaction removed. Not granted to anyone.
 CREATE FUNCTION agent_state._lineage(agent uuid)
 RETURNS SETOF uuid
-LANGUAGE sql
-STABLE
-SECURITY DEFINER
-SET search_path = pg_catalog, pg_temp
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
     WITH RECURSIVE lineage (id) AS (
         SELECT agent

@@ -14,9 +14,7 @@ CREATE FUNCTION agent_state._restore_memory(
     reason text
 )
 RETURNS integer
-LANGUAGE plpgsql
-SECURITY DEFINER
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 SET client_min_messages = warning
 AS $$
 #variable_conflict use_variable

@@ -1,10 +1,7 @@
 -- Where a fork came from (SPEC section 13): no row for an agent that is not a fork.
 CREATE FUNCTION agent_state.fork_origin(agent uuid)
 RETURNS TABLE (origin uuid, as_of timestamptz, forked_at timestamptz, forked_by text)
-LANGUAGE plpgsql
-STABLE
-SECURITY DEFINER
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 #variable_conflict use_column
 BEGIN

@@ -12,10 +12,7 @@ CREATE FUNCTION agent_state.timeline(
 RETURNS TABLE (
     at timestamptz, kind text, object text, operation text, revision integer, changed_by text
 )
-LANGUAGE plpgsql
-STABLE
-SECURITY DEFINER
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 #variable_conflict use_variable
 DECLARE

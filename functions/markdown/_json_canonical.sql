@@ -2,9 +2,7 @@
 -- (export_markdown writes each tool grant's config with it).
 CREATE FUNCTION agent_state._json_canonical(val jsonb)
 RETURNS text
-LANGUAGE plpgsql
-IMMUTABLE
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql IMMUTABLE SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
     CASE pg_catalog.jsonb_typeof(val)

@@ -18,9 +18,7 @@
 -- appending to a string would copy it for every line.
 CREATE FUNCTION agent_state._markdown_items(document text)
 RETURNS TABLE (line_no integer, body text, subject_ref uuid)
-LANGUAGE plpgsql
-IMMUTABLE
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql IMMUTABLE SET search_path = pg_catalog, pg_temp
 AS $$
 #variable_conflict use_variable
 DECLARE

@@ -2,9 +2,7 @@
 -- from every line, leading and trailing empty lines dropped.
 CREATE FUNCTION agent_state._md_body(val text)
 RETURNS text
-LANGUAGE sql
-IMMUTABLE
-SET search_path = pg_catalog, pg_temp
+LANGUAGE sql IMMUTABLE SET search_path = pg_catalog, pg_temp
 AS $$
     SELECT pg_catalog.rtrim(
         pg_catalog.regexp_replace(

@@ -1,9 +1,6 @@
 CREATE FUNCTION agent_state.export_markdown(agent uuid, as_of timestamptz DEFAULT NULL)
 RETURNS text
-LANGUAGE plpgsql
-STABLE
-SECURITY DEFINER
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 #variable_conflict use_variable
 DECLARE

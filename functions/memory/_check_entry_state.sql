@@ -5,9 +5,7 @@
 -- (not a forget, not redacted).
 CREATE FUNCTION agent_state._check_entry_state(agent uuid, entry uuid)
 RETURNS void
-LANGUAGE plpgsql
-SECURITY DEFINER
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 #variable_conflict use_variable
 DECLARE

@@ -3,9 +3,7 @@
 -- values) is left. Run at commit of a redaction and by verify().
 CREATE FUNCTION agent_state._check_redaction(agent uuid, entry uuid)
 RETURNS void
-LANGUAGE plpgsql
-SECURITY DEFINER
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
     IF EXISTS (

@@ -15,9 +15,7 @@ CREATE FUNCTION agent_state._check_revision(
     written_at timestamptz
 )
 RETURNS void
-LANGUAGE plpgsql
-SECURITY DEFINER
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     n_messages bigint;

@@ -2,10 +2,7 @@
 -- conversation all belong to this perspective.
 CREATE FUNCTION agent_state._check_share_target(agent uuid, entry uuid, revision integer, conversation uuid)
 RETURNS void
-LANGUAGE plpgsql
-STABLE
-SECURITY DEFINER
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 #variable_conflict use_variable
 BEGIN

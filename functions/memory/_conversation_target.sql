@@ -10,10 +10,7 @@ CREATE FUNCTION agent_state._conversation_target(
     OUT known boolean,
     OUT audience uuid []
 )
-LANGUAGE plpgsql
-STABLE
-SECURITY DEFINER
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
     known := false;

@@ -18,8 +18,7 @@ RETURNS TABLE (
     revised_at timestamptz,
     text_rank double precision
 )
-LANGUAGE sql
-STABLE
+LANGUAGE sql STABLE
 AS $$
     -- Now, with a query: the per-agent full-text index.
     SELECT s.entry_id, s.revision, s.body, s.subject_id, s.revised_at, s.text_rank

@@ -13,8 +13,7 @@ RETURNS TABLE (
     revised_at timestamptz,
     text_rank double precision
 )
-LANGUAGE sql
-STABLE
+LANGUAGE sql STABLE
 AS $$
     SELECT e.entry_id, e.current_revision, e.body, e.subject_id, e.revised_at, 1::double precision
     FROM agent_state.memory_entries AS e

@@ -19,8 +19,7 @@ RETURNS TABLE (
     revised_at timestamptz,
     text_rank double precision
 )
-LANGUAGE sql
-STABLE
+LANGUAGE sql STABLE
 AS $$
     SELECT e.entry_id, e.current_revision, e.body, e.subject_id, e.revised_at,
            CASE WHEN _eligible_memory_search.lexemes IS NULL

@@ -5,9 +5,7 @@
 -- cannot hold, separates the model from the agent in the digested bytes).
 CREATE FUNCTION agent_state._embedding_index(model text, dimensions integer, agent uuid)
 RETURNS name
-LANGUAGE sql
-IMMUTABLE
-SET search_path = pg_catalog, pg_temp
+LANGUAGE sql IMMUTABLE SET search_path = pg_catalog, pg_temp
 AS $$
     SELECT pg_catalog.format(
         CASE WHEN agent IS NULL THEN 'memory_embeddings_hnsw_%s_%s'

@@ -18,9 +18,7 @@
 -- the recall: the index's first batch of ef_search candidates decides it.
 CREATE FUNCTION agent_state._hnsw_ef_search()
 RETURNS integer
-LANGUAGE plpgsql
-STABLE
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     setting text := pg_catalog.current_setting('agent_state.hnsw_ef_search', true);

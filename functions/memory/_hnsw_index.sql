@@ -10,9 +10,7 @@
 -- threshold, so the probe costs at most that many index entries.
 CREATE FUNCTION agent_state._hnsw_index(agent uuid, embedding_model text, dimensions integer)
 RETURNS name
-LANGUAGE plpgsql
-STABLE
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp
 AS $$
 #variable_conflict use_variable
 DECLARE

@@ -21,9 +21,7 @@ CREATE FUNCTION agent_state._insert_memory(
     source_import bigint
 )
 RETURNS TABLE (entry uuid, revision integer)
-LANGUAGE plpgsql
-SECURITY DEFINER
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 #variable_conflict use_variable
 DECLARE

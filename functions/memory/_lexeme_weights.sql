@@ -34,9 +34,7 @@ CREATE FUNCTION agent_state._lexeme_weights(
     OUT lexemes tsquery [],
     OUT weights double precision []
 )
-LANGUAGE plpgsql
-STABLE
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp
 AS $$
 #variable_conflict use_variable
 DECLARE

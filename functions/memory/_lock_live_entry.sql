@@ -8,9 +8,7 @@ CREATE FUNCTION agent_state._lock_live_entry(
     OUT current_revision integer, OUT live boolean, OUT body text, OUT subject_id uuid, OUT visibility text,
     OUT evidence_observers uuid [], OUT evidence_conversations uuid []
 )
-LANGUAGE plpgsql
-SECURITY DEFINER
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 #variable_conflict use_variable
 BEGIN

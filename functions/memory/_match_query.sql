@@ -5,9 +5,7 @@
 -- words only, punctuation). Any other match: 22023.
 CREATE FUNCTION agent_state._match_query(query text, match text)
 RETURNS tsquery
-LANGUAGE plpgsql
-IMMUTABLE
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql IMMUTABLE SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     q tsquery;

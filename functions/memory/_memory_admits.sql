@@ -55,8 +55,7 @@ CREATE FUNCTION agent_state._memory_admits(
     as_of timestamptz
 )
 RETURNS TABLE (admitted boolean)
-LANGUAGE sql
-STABLE
+LANGUAGE sql STABLE
 AS $$
     SELECT (
         -- Rule 2: every member of the target audience could observe all evidence.

@@ -29,8 +29,7 @@ CREATE FUNCTION agent_state._memory_score(
     half_life_s double precision
 )
 RETURNS double precision
-LANGUAGE sql
-IMMUTABLE
+LANGUAGE sql IMMUTABLE
 AS $$
     SELECT text_rank
            * CASE WHEN subject_id = current_subject THEN 1 + boost ELSE 1 END

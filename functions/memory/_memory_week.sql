@@ -17,8 +17,7 @@
 -- functions call it to number weeks.
 CREATE FUNCTION agent_state._memory_week(revised_at timestamptz)
 RETURNS bigint
-LANGUAGE sql
-IMMUTABLE
+LANGUAGE sql IMMUTABLE
 AS $$
     SELECT pg_catalog.floor(
                EXTRACT(EPOCH FROM revised_at - '2000-01-01 00:00:00+00'::timestamptz) / 604800

@@ -7,9 +7,7 @@
 -- 22023 otherwise. The length first, before anything reads the elements.
 CREATE FUNCTION agent_state._need_embedding(val real [], arg text)
 RETURNS void
-LANGUAGE plpgsql
-IMMUTABLE
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql IMMUTABLE SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
     PERFORM agent_state._need(val, arg);

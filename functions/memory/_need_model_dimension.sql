@@ -3,9 +3,7 @@
 -- has no embedding of yet has no dimension, and passes.
 CREATE FUNCTION agent_state._need_model_dimension(agent uuid, model text, dimensions integer, arg text)
 RETURNS void
-LANGUAGE plpgsql
-STABLE
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp
 AS $$
 #variable_conflict use_variable
 DECLARE

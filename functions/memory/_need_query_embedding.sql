@@ -3,10 +3,7 @@
 -- has embeddings of that model (22023). A model without an embedding is ignored.
 CREATE FUNCTION agent_state._need_query_embedding(agent uuid, query_embedding real [], embedding_model text)
 RETURNS void
-LANGUAGE plpgsql
-STABLE
-SECURITY DEFINER
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
     IF query_embedding IS NULL THEN

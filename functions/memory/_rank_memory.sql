@@ -26,10 +26,7 @@ RETURNS TABLE (
     entry uuid, revision integer, body text, subject uuid, score double precision,
     text_rank double precision, subject_match boolean, age interval
 )
-LANGUAGE plpgsql
-STABLE
-SECURITY DEFINER
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 SET plan_cache_mode = force_generic_plan
 AS $$
 #variable_conflict use_variable

@@ -5,10 +5,7 @@
 -- transaction began, which a row of this transaction never is.
 CREATE FUNCTION agent_state._redaction_allowed(agent uuid, entry uuid)
 RETURNS boolean
-LANGUAGE sql
-STABLE
-SECURITY DEFINER
-SET search_path = pg_catalog, pg_temp
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
     SELECT EXISTS (
         SELECT FROM agent_state.memory_redactions AS d

@@ -9,8 +9,7 @@
 -- which pin search_path; every name is schema-qualified.
 CREATE FUNCTION agent_state._revision_evidence(agent uuid, entry uuid, rev integer)
 RETURNS SETOF uuid
-LANGUAGE sql
-STABLE
+LANGUAGE sql STABLE
 AS $$
     SELECT v.message_id
     FROM agent_state.memory_evidence AS v

@@ -2,9 +2,7 @@
 -- it (_check_revision).
 CREATE FUNCTION agent_state._tg_check_memory_revision()
 RETURNS trigger
-LANGUAGE plpgsql
-SECURITY DEFINER
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
     PERFORM agent_state._check_revision(

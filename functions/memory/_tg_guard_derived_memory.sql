@@ -3,9 +3,7 @@
 -- deleted only by redact, in the transaction that redacts the entry.
 CREATE FUNCTION agent_state._tg_guard_derived_memory()
 RETURNS trigger
-LANGUAGE plpgsql
-SECURITY DEFINER
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
     IF TG_OP = 'INSERT' THEN

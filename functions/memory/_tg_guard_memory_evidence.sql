@@ -1,9 +1,7 @@
 -- Evidence is written before its revision row (in the same statement).
 CREATE FUNCTION agent_state._tg_guard_memory_evidence()
 RETURNS trigger
-LANGUAGE plpgsql
-SECURITY DEFINER
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
     IF EXISTS (

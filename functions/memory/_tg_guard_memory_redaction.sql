@@ -2,9 +2,7 @@
 -- transaction that wrote a row may append hashes to removed_sha256.
 CREATE FUNCTION agent_state._tg_guard_memory_redaction()
 RETURNS trigger
-LANGUAGE plpgsql
-SECURITY DEFINER
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
     IF TG_OP = 'INSERT' THEN

@@ -1,9 +1,7 @@
 -- Revisions: the one permitted UPDATE is the redaction rewrite of the body.
 CREATE FUNCTION agent_state._tg_guard_memory_revision()
 RETURNS trigger
-LANGUAGE plpgsql
-SECURITY DEFINER
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
     IF TG_OP = 'UPDATE' THEN

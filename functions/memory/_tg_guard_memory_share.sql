@@ -1,9 +1,7 @@
 -- Shares: only revoking an active grant, stamped by the database.
 CREATE FUNCTION agent_state._tg_guard_memory_share()
 RETURNS trigger
-LANGUAGE plpgsql
-SECURITY DEFINER
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
     IF TG_OP = 'UPDATE' THEN

@@ -1,8 +1,7 @@
 -- Shares are created active; revocation is stamped, never supplied.
 CREATE FUNCTION agent_state._tg_stamp_memory_share()
 RETURNS trigger
-LANGUAGE plpgsql
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
     NEW.revoked_at := NULL;

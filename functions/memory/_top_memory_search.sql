@@ -72,10 +72,7 @@ RETURNS TABLE (
     entry_id uuid, revision integer, body text, subject_id uuid, revised_at timestamptz,
     text_rank double precision, score double precision
 )
-LANGUAGE plpgsql
-STABLE
-SECURITY DEFINER
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 SET plan_cache_mode = force_generic_plan
 AS $$
 #variable_conflict use_variable

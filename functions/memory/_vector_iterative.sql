@@ -3,9 +3,7 @@
 -- stops after hnsw.ef_search candidates, however few of them pass the filter.
 CREATE FUNCTION agent_state._vector_iterative(version text)
 RETURNS boolean
-LANGUAGE sql
-IMMUTABLE
-SET search_path = pg_catalog, pg_temp
+LANGUAGE sql IMMUTABLE SET search_path = pg_catalog, pg_temp
 AS $$
     SELECT coalesce(
         pg_catalog.string_to_array(

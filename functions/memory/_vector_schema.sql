@@ -4,9 +4,7 @@
 -- step; nothing else depends on it.
 CREATE FUNCTION agent_state._vector_schema(arg text)
 RETURNS name
-LANGUAGE plpgsql
-STABLE
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     found name;

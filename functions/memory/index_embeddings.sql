@@ -12,9 +12,7 @@
 -- CONCURRENTLY: writes to the embeddings wait for the build).
 CREATE FUNCTION agent_state.index_embeddings(model text, dimensions integer, agent uuid DEFAULT NULL)
 RETURNS text
-LANGUAGE plpgsql
-SECURITY DEFINER
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 #variable_conflict use_variable
 DECLARE

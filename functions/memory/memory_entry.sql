@@ -11,10 +11,7 @@ RETURNS TABLE (
     revision integer, body text, subject uuid, visibility text, source_type text, live boolean,
     created_at timestamptz, revised_at timestamptz
 )
-LANGUAGE plpgsql
-STABLE
-SECURITY DEFINER
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 #variable_conflict use_variable
 DECLARE

@@ -1,9 +1,6 @@
 CREATE FUNCTION agent_state.pending_embeddings(agent uuid, model text, max_results integer DEFAULT 100)
 RETURNS TABLE (entry uuid, revision integer, body text)
-LANGUAGE plpgsql
-STABLE
-SECURITY DEFINER
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 #variable_conflict use_variable
 BEGIN

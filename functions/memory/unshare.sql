@@ -1,8 +1,6 @@
 CREATE FUNCTION agent_state.unshare(agent uuid, entry uuid, revision integer, conversation uuid)
 RETURNS void
-LANGUAGE plpgsql
-SECURITY DEFINER
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 #variable_conflict use_variable
 BEGIN

@@ -4,9 +4,7 @@
 -- lock the agent and defer the persona checks (_check_persona) to commit.
 CREATE FUNCTION agent_state._activate_persona(agent uuid, revision integer)
 RETURNS void
-LANGUAGE plpgsql
-SECURITY DEFINER
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 #variable_conflict use_variable
 BEGIN

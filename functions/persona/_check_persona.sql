@@ -3,9 +3,7 @@
 -- log disagreeing. Run at commit and by verify().
 CREATE FUNCTION agent_state._check_persona(agent uuid)
 RETURNS void
-LANGUAGE plpgsql
-SECURITY DEFINER
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     active_count integer;

@@ -5,8 +5,7 @@
 -- not granted to anyone.
 CREATE FUNCTION agent_state._persona_at(agent uuid, as_of timestamptz)
 RETURNS TABLE (revision integer, activated_at timestamptz)
-LANGUAGE sql
-STABLE
+LANGUAGE sql STABLE
 AS $$
     SELECT a.revision, a.created_at
     FROM agent_state.persona_activations AS a

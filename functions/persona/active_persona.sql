@@ -1,9 +1,6 @@
 CREATE FUNCTION agent_state.active_persona(agent uuid, as_of timestamptz DEFAULT NULL)
 RETURNS TABLE (revision integer, body text, activated_at timestamptz)
-LANGUAGE plpgsql
-STABLE
-SECURITY DEFINER
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 #variable_conflict use_column
 BEGIN

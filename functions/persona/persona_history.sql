@@ -2,10 +2,7 @@ CREATE FUNCTION agent_state.persona_history(agent uuid)
 RETURNS TABLE (
     revision integer, body text, created_at timestamptz, created_by text, is_active boolean
 )
-LANGUAGE plpgsql
-STABLE
-SECURITY DEFINER
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 #variable_conflict use_column
 BEGIN

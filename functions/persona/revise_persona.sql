@@ -1,8 +1,6 @@
 CREATE FUNCTION agent_state.revise_persona(agent uuid, body text, activate boolean DEFAULT true)
 RETURNS integer
-LANGUAGE plpgsql
-SECURITY DEFINER
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 #variable_conflict use_variable
 DECLARE

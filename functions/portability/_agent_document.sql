@@ -2,10 +2,7 @@
 -- or frozen for a move (move_step). Not granted to anyone.
 CREATE FUNCTION agent_state._agent_document(agent uuid)
 RETURNS jsonb
-LANGUAGE plpgsql
-STABLE
-SECURITY DEFINER
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 #variable_conflict use_variable
 DECLARE

@@ -5,9 +5,7 @@
 -- faithful export; it is not a signature (anyone can compute it).
 CREATE FUNCTION agent_state._agent_document_digest(document jsonb)
 RETURNS text
-LANGUAGE sql
-IMMUTABLE
-SET search_path = pg_catalog, pg_temp
+LANGUAGE sql IMMUTABLE SET search_path = pg_catalog, pg_temp
 AS $$
     SELECT pg_catalog.encode(
         pg_catalog.sha256(pg_catalog.convert_to((document OPERATOR(pg_catalog.-) 'digest')::text, 'UTF8')), 'hex')

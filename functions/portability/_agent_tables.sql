@@ -8,10 +8,7 @@
 -- primary key. Not granted to anyone.
 CREATE FUNCTION agent_state._agent_tables()
 RETURNS TABLE (ord integer, tbl regclass, name text, cols text [], pkey text [])
-LANGUAGE plpgsql
-STABLE
-SECURITY DEFINER
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     placed oid [] := '{}';

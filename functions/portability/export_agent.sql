@@ -7,10 +7,7 @@
 -- (about 255 MB).
 CREATE FUNCTION agent_state.export_agent(agent uuid)
 RETURNS jsonb
-LANGUAGE plpgsql
-STABLE
-SECURITY DEFINER
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
     PERFORM agent_state._bind(agent, true);

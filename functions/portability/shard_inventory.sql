@@ -2,10 +2,7 @@
 -- database with their move state, and every tool registration. Operator only.
 CREATE FUNCTION agent_state.shard_inventory()
 RETURNS jsonb
-LANGUAGE plpgsql
-STABLE
-SECURITY DEFINER
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
     PERFORM agent_state._need_operator();

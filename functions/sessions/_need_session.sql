@@ -5,9 +5,7 @@
 -- never retract the same item. Reads (get_items) take no lock.
 CREATE FUNCTION agent_state._need_session(agent uuid, conversation uuid, lock boolean)
 RETURNS void
-LANGUAGE plpgsql
-SECURITY DEFINER
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 #variable_conflict use_variable
 BEGIN

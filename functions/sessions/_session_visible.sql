@@ -4,8 +4,7 @@
 -- search_path); not granted to anyone.
 CREATE FUNCTION agent_state._session_visible(agent uuid, conversation uuid)
 RETURNS TABLE (item_no bigint, item jsonb)
-LANGUAGE sql
-STABLE
+LANGUAGE sql STABLE
 AS $$
     SELECT i.item_no, i.item
     FROM agent_state.session_items AS i

@@ -2,9 +2,7 @@
 -- array, in order, numbered after the session's last item. Returns how many.
 CREATE FUNCTION agent_state.session_add_items(agent uuid, conversation uuid, items jsonb)
 RETURNS integer
-LANGUAGE plpgsql
-SECURITY DEFINER
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 #variable_conflict use_variable
 DECLARE

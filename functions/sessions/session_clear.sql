@@ -2,9 +2,7 @@
 -- clear_session); returns how many.
 CREATE FUNCTION agent_state.session_clear(agent uuid, conversation uuid)
 RETURNS integer
-LANGUAGE plpgsql
-SECURITY DEFINER
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 #variable_conflict use_variable
 DECLARE

@@ -6,10 +6,7 @@ CREATE FUNCTION agent_state.session_get_items(
     max_results integer DEFAULT NULL
 )
 RETURNS TABLE (item_no bigint, item jsonb)
-LANGUAGE plpgsql
-STABLE
-SECURITY DEFINER
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 #variable_conflict use_column
 BEGIN

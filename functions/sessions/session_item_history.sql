@@ -6,10 +6,7 @@ RETURNS TABLE (
     item_no bigint, item jsonb, created_at timestamptz, created_by text,
     retracted text, retracted_at timestamptz, retracted_by text
 )
-LANGUAGE plpgsql
-STABLE
-SECURITY DEFINER
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 #variable_conflict use_column
 BEGIN

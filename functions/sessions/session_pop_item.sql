@@ -2,9 +2,7 @@
 -- pop_item) and returns it; null when there is none.
 CREATE FUNCTION agent_state.session_pop_item(agent uuid, conversation uuid)
 RETURNS jsonb
-LANGUAGE plpgsql
-SECURITY DEFINER
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 #variable_conflict use_variable
 DECLARE

@@ -16,9 +16,7 @@
 -- naming path (and the keyword) otherwise. depth guards against runaway nesting.
 CREATE FUNCTION agent_state._check_json_schema(schema jsonb, path text, depth integer DEFAULT 0)
 RETURNS void
-LANGUAGE plpgsql
-IMMUTABLE
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql IMMUTABLE SET search_path = pg_catalog, pg_temp
 AS $$
 #variable_conflict use_variable
 DECLARE

@@ -4,9 +4,7 @@
 -- verify().
 CREATE FUNCTION agent_state._check_tool(tool text)
 RETURNS void
-LANGUAGE plpgsql
-SECURITY DEFINER
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
     IF NOT EXISTS (

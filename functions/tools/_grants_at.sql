@@ -5,8 +5,7 @@ CREATE FUNCTION agent_state._grants_at(agent uuid, as_of timestamptz)
 RETURNS TABLE (
     tool_name text, revision integer, enabled boolean, config jsonb, tool_version text
 )
-LANGUAGE sql
-STABLE
+LANGUAGE sql STABLE
 AS $$
     SELECT DISTINCT ON (g.tool_name) g.tool_name, g.revision, g.enabled, g.config, g.tool_version
     FROM agent_state.tool_grants AS g

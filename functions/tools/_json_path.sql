@@ -3,9 +3,7 @@
 -- ["start"...], so that no message quotes a key whole (_quote_prefix).
 CREATE FUNCTION agent_state._json_path(base text, member text)
 RETURNS text
-LANGUAGE sql
-IMMUTABLE
-SET search_path = pg_catalog, pg_temp
+LANGUAGE sql IMMUTABLE SET search_path = pg_catalog, pg_temp
 AS $$
     SELECT CASE
         WHEN pg_catalog.length(pg_catalog.substr(member, 1, 65)) > 64

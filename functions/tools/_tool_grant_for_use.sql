@@ -4,10 +4,7 @@
 -- call to agent (_bind) first; this helper reads only that agent's grants.
 CREATE FUNCTION agent_state._tool_grant_for_use(agent uuid, tool text)
 RETURNS integer
-LANGUAGE plpgsql
-STABLE
-SECURITY DEFINER
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 #variable_conflict use_variable
 DECLARE

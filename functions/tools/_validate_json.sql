@@ -2,9 +2,7 @@
 -- 22023 naming the path of the first offending value.
 CREATE FUNCTION agent_state._validate_json(val jsonb, schema jsonb, path text)
 RETURNS void
-LANGUAGE plpgsql
-IMMUTABLE
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql IMMUTABLE SET search_path = pg_catalog, pg_temp
 AS $$
 #variable_conflict use_variable
 DECLARE

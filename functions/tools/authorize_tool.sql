@@ -1,9 +1,6 @@
 CREATE FUNCTION agent_state.authorize_tool(agent uuid, tool text)
 RETURNS TABLE (revision integer, config jsonb)
-LANGUAGE plpgsql
-STABLE
-SECURITY DEFINER
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 #variable_conflict use_column
 DECLARE

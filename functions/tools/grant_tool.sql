@@ -5,9 +5,7 @@ CREATE FUNCTION agent_state.grant_tool(
     config jsonb DEFAULT '{}'
 )
 RETURNS integer
-LANGUAGE plpgsql
-SECURITY DEFINER
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 #variable_conflict use_variable
 DECLARE

@@ -2,10 +2,7 @@ CREATE FUNCTION agent_state.tool_grant_history(agent uuid, tool text)
 RETURNS TABLE (
     revision integer, enabled boolean, config jsonb, created_at timestamptz, created_by text
 )
-LANGUAGE plpgsql
-STABLE
-SECURITY DEFINER
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 #variable_conflict use_column
 BEGIN

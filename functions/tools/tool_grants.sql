@@ -1,9 +1,6 @@
 CREATE FUNCTION agent_state.tool_grants(agent uuid, as_of timestamptz DEFAULT NULL)
 RETURNS TABLE (tool text, revision integer, enabled boolean, config jsonb)
-LANGUAGE plpgsql
-STABLE
-SECURITY DEFINER
-SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 #variable_conflict use_column
 BEGIN
