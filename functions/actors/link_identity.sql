@@ -19,7 +19,7 @@ BEGIN
     PERFORM agent_state._need_text(external_id, 'external_id', 1000);
     -- Keyed by a btree index: bounded in bytes too, so no text surfaces 54000.
     PERFORM agent_state._need_text_bytes(external_id, 'external_id', 2000);
-    PERFORM agent_state._need_actor(agent, actor, 'actor');
+    PERFORM agent_state._need_ref(agent, 'actor', actor, 'actor');
 
     -- Same lock as resolve_actor: a concurrent resolution of this identity waits
     -- for the link and then returns the linked actor instead of failing.

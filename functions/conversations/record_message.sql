@@ -35,10 +35,9 @@ BEGIN
     FROM agent_state.conversations AS c
     WHERE c.runtime_agent_id = agent AND c.conversation_id = conversation;
     IF NOT FOUND THEN
-        PERFORM agent_state._missing('conversation', 'conversation', conversation,
-            EXISTS (SELECT FROM agent_state.conversations AS c WHERE c.conversation_id = conversation));
+        PERFORM agent_state._missing('conversation', 'conversation', conversation);
     END IF;
-    PERFORM agent_state._need_actor(agent, author, 'author');
+    PERFORM agent_state._need_ref(agent, 'actor', author, 'author');
 
     IF audience IS NULL THEN
         IF conv_kind <> 'public' THEN
@@ -64,8 +63,7 @@ BEGIN
         )
         LIMIT 1;
         IF FOUND THEN
-            PERFORM agent_state._missing('actor', 'audience', missing,
-                EXISTS (SELECT FROM agent_state.actors AS a WHERE a.actor_id = missing));
+            PERFORM agent_state._missing('actor', 'audience', missing);
         END IF;
     END IF;
 

@@ -18,7 +18,7 @@ BEGIN
     IF verify.agent IS NOT NULL AND NOT EXISTS (
         SELECT FROM agent_state.agents AS a WHERE a.runtime_agent_id = verify.agent
     ) THEN
-        PERFORM agent_state._missing('agent', 'agent', verify.agent, false);
+        PERFORM agent_state._missing('agent', 'agent', verify.agent);
     END IF;
     RETURN QUERY
     SELECT v.check_name, v.object, v.detail

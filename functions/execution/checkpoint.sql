@@ -14,7 +14,7 @@ BEGIN
         PERFORM agent_state._need_json(frontier, 'frontier', ARRAY['object', 'array']);
     END IF;
     IF NOT EXISTS (SELECT FROM agent_state.runs AS r WHERE r.runtime_agent_id = agent AND r.run_id = run) THEN
-        PERFORM agent_state._need_run(agent, run);
+        PERFORM agent_state._need_ref(agent, 'run', run, 'run');
     END IF;
     -- What the insert trigger does for other writers (it skips the extension's
     -- own): lock the run, refuse a finished one (55000), take the next number

@@ -26,7 +26,7 @@ BEGIN
     WHERE r.runtime_agent_id = agent AND r.run_id = run
     FOR NO KEY UPDATE;
     IF NOT FOUND THEN
-        PERFORM agent_state._need_run(agent, run);
+        PERFORM agent_state._need_ref(agent, 'run', run, 'run');
     END IF;
     SELECT r.run_id INTO next_run
     FROM agent_state.runs AS r

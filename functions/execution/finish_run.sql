@@ -24,7 +24,7 @@ BEGIN
         RETURN;
     END IF;
     -- Not finished here: unknown (P0002), or already finished (55000).
-    PERFORM agent_state._need_run(agent, run);
+    PERFORM agent_state._need_ref(agent, 'run', run, 'run');
     PERFORM agent_state._run_writable(agent, run);
     RAISE EXCEPTION USING ERRCODE = 'XX000', MESSAGE = 'finish_run: an unfinished run was not finished';
 END

@@ -46,14 +46,13 @@ BEGIN
     END IF;
 
     IF NOT EXISTS (SELECT FROM agent_state.runs AS r WHERE r.runtime_agent_id = agent AND r.run_id = run) THEN
-        PERFORM agent_state._need_run(agent, run);
+        PERFORM agent_state._need_ref(agent, 'run', run, 'run');
     END IF;
     SELECT s.run_id INTO snap_run
     FROM agent_state.prompt_snapshots AS s
     WHERE s.runtime_agent_id = agent AND s.snapshot_id = snapshot;
     IF NOT FOUND THEN
-        PERFORM agent_state._missing('snapshot', 'snapshot', snapshot,
-            EXISTS (SELECT FROM agent_state.prompt_snapshots AS s WHERE s.snapshot_id = snapshot));
+        PERFORM agent_state._missing('snapshot', 'snapshot', snapshot);
     END IF;
     IF snap_run <> run THEN
         RAISE EXCEPTION USING

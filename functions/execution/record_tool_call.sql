@@ -29,15 +29,14 @@ BEGIN
     END IF;
 
     IF NOT EXISTS (SELECT FROM agent_state.runs AS r WHERE r.runtime_agent_id = agent AND r.run_id = run) THEN
-        PERFORM agent_state._need_run(agent, run);
+        PERFORM agent_state._need_ref(agent, 'run', run, 'run');
     END IF;
     IF model_call IS NOT NULL THEN
         SELECT c.run_id INTO call_run
         FROM agent_state.model_calls AS c
         WHERE c.runtime_agent_id = agent AND c.model_call_id = model_call;
         IF NOT FOUND THEN
-            PERFORM agent_state._missing('model call', 'model_call', model_call,
-                EXISTS (SELECT FROM agent_state.model_calls AS c WHERE c.model_call_id = model_call));
+            PERFORM agent_state._missing('model call', 'model_call', model_call);
         END IF;
         IF call_run <> run THEN
             RAISE EXCEPTION USING

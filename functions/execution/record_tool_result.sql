@@ -17,13 +17,7 @@ BEGIN
         PERFORM agent_state._need(output, 'output');
         PERFORM agent_state._need_one_of(status, 'status', agent_state._tool_result_statuses());
     END IF;
-    IF NOT EXISTS (
-        SELECT FROM agent_state.tool_calls AS c
-        WHERE c.runtime_agent_id = agent AND c.tool_call_id = tool_call
-    ) THEN
-        PERFORM agent_state._missing('tool call', 'tool_call', tool_call,
-            EXISTS (SELECT FROM agent_state.tool_calls AS c WHERE c.tool_call_id = tool_call));
-    END IF;
+    PERFORM agent_state._need_ref(agent, 'tool call', tool_call, 'tool_call');
     -- What the insert trigger does for other writers (it skips the extension's
     -- own): lock the call, refuse a result after a final one (55000), number it.
     INSERT INTO agent_state.tool_results (runtime_agent_id, tool_call_id, result_no, status, output)

@@ -13,7 +13,7 @@ BEGIN
     PERFORM agent_state._need(run, 'run');
     SELECT x.* INTO r FROM agent_state.runs AS x WHERE x.runtime_agent_id = agent AND x.run_id = run;
     IF NOT FOUND THEN
-        PERFORM agent_state._need_run(agent, run);
+        PERFORM agent_state._need_ref(agent, 'run', run, 'run');
     END IF;
     -- Refusal on read (SPEC section 14): every record served is checked.
     PERFORM agent_state._chain_checked('runs', r);

@@ -86,7 +86,7 @@ BEGIN
 
     -- Every source must be this perspective's, and no memory entry redacted.
     IF NOT EXISTS (SELECT FROM agent_state.runs AS r WHERE r.runtime_agent_id = agent AND r.run_id = run) THEN
-        PERFORM agent_state._need_run(agent, run);
+        PERFORM agent_state._need_ref(agent, 'run', run, 'run');
     END IF;
     IF persona_revision IS NOT NULL AND NOT EXISTS (
         SELECT FROM agent_state.persona_revisions AS p
@@ -141,8 +141,7 @@ BEGIN
         ORDER BY u.ord
         LIMIT 1;
         IF FOUND THEN
-            PERFORM agent_state._missing('message', pg_catalog.format('messages[%s]', bad.ix), bad.id,
-                EXISTS (SELECT FROM agent_state.messages AS m WHERE m.message_id = bad.id));
+            PERFORM agent_state._missing('message', pg_catalog.format('messages[%s]', bad.ix), bad.id);
         END IF;
         n_messages := pg_catalog.cardinality(ARRAY(SELECT DISTINCT u.id FROM pg_catalog.unnest(messages) AS u (id)));
     END IF;

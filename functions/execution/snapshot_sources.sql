@@ -6,14 +6,7 @@ AS $$
 BEGIN
     PERFORM agent_state._bind(snapshot_sources.agent);
     PERFORM agent_state._need(snapshot_sources.snapshot, 'snapshot');
-    IF NOT EXISTS (
-        SELECT FROM agent_state.prompt_snapshots AS s
-        WHERE s.runtime_agent_id = snapshot_sources.agent AND s.snapshot_id = snapshot_sources.snapshot
-    ) THEN
-        PERFORM agent_state._missing('snapshot', 'snapshot', snapshot_sources.snapshot,
-            EXISTS (SELECT FROM agent_state.prompt_snapshots AS s
-                    WHERE s.snapshot_id = snapshot_sources.snapshot));
-    END IF;
+    PERFORM agent_state._need_ref(snapshot_sources.agent, 'snapshot', snapshot_sources.snapshot, 'snapshot');
     RETURN QUERY
     SELECT x.kind, x.entry, x.revision, x.message, x.persona_revision
     FROM (

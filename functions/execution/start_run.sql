@@ -19,15 +19,14 @@ BEGIN
     PERFORM agent_state._bind(agent);
     SELECT * INTO lim FROM agent_state._budget_limits(budget);
     IF conversation IS NOT NULL THEN
-        PERFORM agent_state._need_conversation(agent, conversation);
+        PERFORM agent_state._need_ref(agent, 'conversation', conversation, 'conversation');
     END IF;
     IF trigger_message IS NOT NULL THEN
         SELECT m.conversation_id INTO msg_conv
         FROM agent_state.messages AS m
         WHERE m.runtime_agent_id = agent AND m.message_id = trigger_message;
         IF NOT FOUND THEN
-            PERFORM agent_state._missing('message', 'trigger_message', trigger_message,
-                EXISTS (SELECT FROM agent_state.messages AS m WHERE m.message_id = trigger_message));
+            PERFORM agent_state._missing('message', 'trigger_message', trigger_message);
         END IF;
         IF conversation IS NULL THEN
             conversation := msg_conv;

@@ -9,13 +9,7 @@ BEGIN
     PERFORM agent_state._need(entry, 'entry');
     PERFORM agent_state._need(revision, 'revision');
     PERFORM agent_state._need(conversation, 'conversation');
-    IF NOT EXISTS (
-        SELECT FROM agent_state.memory_entries AS e
-        WHERE e.runtime_agent_id = agent AND e.entry_id = entry
-    ) THEN
-        PERFORM agent_state._missing('memory entry', 'entry', entry,
-            EXISTS (SELECT FROM agent_state.memory_entries AS e WHERE e.entry_id = entry));
-    END IF;
+    PERFORM agent_state._need_ref(agent, 'memory entry', entry, 'entry');
     IF NOT EXISTS (
         SELECT FROM agent_state.memory_revisions AS r
         WHERE r.runtime_agent_id = agent AND r.entry_id = entry AND r.revision = revision
@@ -24,12 +18,6 @@ BEGIN
             ERRCODE = 'P0002',
             MESSAGE = pg_catalog.format('revision: memory entry %s has no revision %s', entry, revision);
     END IF;
-    IF NOT EXISTS (
-        SELECT FROM agent_state.conversations AS c
-        WHERE c.runtime_agent_id = agent AND c.conversation_id = conversation
-    ) THEN
-        PERFORM agent_state._missing('conversation', 'conversation', conversation,
-            EXISTS (SELECT FROM agent_state.conversations AS c WHERE c.conversation_id = conversation));
-    END IF;
+    PERFORM agent_state._need_ref(agent, 'conversation', conversation, 'conversation');
 END
 $$;

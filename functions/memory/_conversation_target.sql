@@ -29,8 +29,7 @@ BEGIN
     ) AS m ON true
     WHERE c.runtime_agent_id = agent AND c.conversation_id = conversation;
     IF NOT FOUND THEN
-        PERFORM agent_state._missing('conversation', 'conversation', conversation,
-            EXISTS (SELECT FROM agent_state.conversations AS c WHERE c.conversation_id = conversation));
+        PERFORM agent_state._missing('conversation', 'conversation', conversation);
     END IF;
 END
 $$;

@@ -36,8 +36,7 @@ BEGIN
         FROM agent_state.messages AS m
         WHERE m.runtime_agent_id = agent AND m.message_id = source_message;
         IF NOT FOUND THEN
-            PERFORM agent_state._missing('message', 'source_message', source_message,
-                EXISTS (SELECT FROM agent_state.messages AS m WHERE m.message_id = source_message));
+            PERFORM agent_state._missing('message', 'source_message', source_message);
         END IF;
         IF source_actor IS NOT NULL AND source_actor <> author THEN
             RAISE EXCEPTION USING

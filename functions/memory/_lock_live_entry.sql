@@ -19,8 +19,7 @@ BEGIN
     WHERE e.runtime_agent_id = agent AND e.entry_id = entry
     FOR NO KEY UPDATE;
     IF NOT FOUND THEN
-        PERFORM agent_state._missing('memory entry', 'entry', entry,
-            EXISTS (SELECT FROM agent_state.memory_entries AS e WHERE e.entry_id = entry));
+        PERFORM agent_state._missing('memory entry', 'entry', entry);
     END IF;
     IF NOT live THEN
         RAISE EXCEPTION USING

@@ -41,7 +41,7 @@ BEGIN
         PERFORM agent_state._need_one_of(visibility, 'visibility', ARRAY['perspective', 'conversation']);
     END IF;
     IF subject IS NOT NULL THEN
-        PERFORM agent_state._need_actor(agent, subject, 'subject');
+        PERFORM agent_state._need_ref(agent, 'actor', subject, 'subject');
     END IF;
     IF source_message IS NOT NULL THEN
         SELECT m.author_id, m.audience, m.conversation_id
@@ -49,8 +49,7 @@ BEGIN
         FROM agent_state.messages AS m
         WHERE m.runtime_agent_id = agent AND m.message_id = source_message;
         IF NOT FOUND THEN
-            PERFORM agent_state._missing('message', 'source_message', source_message,
-                EXISTS (SELECT FROM agent_state.messages AS m WHERE m.message_id = source_message));
+            PERFORM agent_state._missing('message', 'source_message', source_message);
         END IF;
     END IF;
 

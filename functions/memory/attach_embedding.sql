@@ -25,13 +25,7 @@ BEGIN
         SELECT FROM agent_state.memory_revisions AS r
         WHERE r.runtime_agent_id = agent AND r.entry_id = entry AND r.revision = revision
     ) THEN
-        IF NOT EXISTS (
-            SELECT FROM agent_state.memory_entries AS e
-            WHERE e.runtime_agent_id = agent AND e.entry_id = entry
-        ) THEN
-            PERFORM agent_state._missing('memory entry', 'entry', entry,
-                EXISTS (SELECT FROM agent_state.memory_entries AS e WHERE e.entry_id = entry));
-        END IF;
+        PERFORM agent_state._need_ref(agent, 'memory entry', entry, 'entry');
         RAISE EXCEPTION USING
             ERRCODE = 'P0002',
             MESSAGE = pg_catalog.format('revision: entry %s has no revision %s', entry, revision);

@@ -30,20 +30,13 @@ BEGIN
     PERFORM agent_state._need(conversation, 'conversation');
     PERFORM agent_state._need_count(max_results, 'max_results');
     IF message IS NOT NULL THEN
-        IF NOT EXISTS (
-            SELECT FROM agent_state.conversations AS c
-            WHERE c.runtime_agent_id = agent AND c.conversation_id = conversation
-        ) THEN
-            PERFORM agent_state._missing('conversation', 'conversation', conversation,
-                EXISTS (SELECT FROM agent_state.conversations AS c WHERE c.conversation_id = conversation));
-        END IF;
+        PERFORM agent_state._need_ref(agent, 'conversation', conversation, 'conversation');
         SELECT m.conversation_id, m.body, m.author_id, m.audience
         INTO msg_conversation, msg_body, msg_author, msg_audience
         FROM agent_state.messages AS m
         WHERE m.runtime_agent_id = agent AND m.message_id = message;
         IF NOT FOUND THEN
-            PERFORM agent_state._missing('message', 'message', message,
-                EXISTS (SELECT FROM agent_state.messages AS m WHERE m.message_id = message));
+            PERFORM agent_state._missing('message', 'message', message);
         END IF;
         IF msg_conversation <> conversation THEN
             RAISE EXCEPTION USING
@@ -66,8 +59,7 @@ BEGIN
         ) AS m ON true
         WHERE c.runtime_agent_id = agent AND c.conversation_id = conversation;
         IF NOT FOUND THEN
-            PERFORM agent_state._missing('conversation', 'conversation', conversation,
-                EXISTS (SELECT FROM agent_state.conversations AS c WHERE c.conversation_id = conversation));
+            PERFORM agent_state._missing('conversation', 'conversation', conversation);
         END IF;
     END IF;
     -- Relevance to a message: its words (any of them by default), from its first

@@ -22,12 +22,7 @@ BEGIN
     IF NOT pg_catalog.isfinite(as_of) THEN
         RAISE EXCEPTION USING ERRCODE = '22023', MESSAGE = 'as_of: must be a finite timestamp';
     END IF;
-    IF NOT EXISTS (
-        SELECT FROM agent_state.memory_entries AS e WHERE e.runtime_agent_id = agent AND e.entry_id = entry
-    ) THEN
-        PERFORM agent_state._missing('memory entry', 'entry', entry,
-            EXISTS (SELECT FROM agent_state.memory_entries AS e WHERE e.entry_id = entry));
-    END IF;
+    PERFORM agent_state._need_ref(agent, 'memory entry', entry, 'entry');
     IF conversation IS NOT NULL THEN
         t := agent_state._conversation_target(agent, conversation, as_of);
         RETURN QUERY

@@ -17,13 +17,7 @@ AS $$
 BEGIN
     PERFORM agent_state._bind(memory_history.agent);
     PERFORM agent_state._need(memory_history.entry, 'entry');
-    IF NOT EXISTS (
-        SELECT FROM agent_state.memory_entries AS e
-        WHERE e.runtime_agent_id = memory_history.agent AND e.entry_id = memory_history.entry
-    ) THEN
-        PERFORM agent_state._missing('memory entry', 'entry', memory_history.entry,
-            EXISTS (SELECT FROM agent_state.memory_entries AS e WHERE e.entry_id = memory_history.entry));
-    END IF;
+    PERFORM agent_state._need_ref(memory_history.agent, 'memory entry', memory_history.entry, 'entry');
     RETURN QUERY
     SELECT r.revision, r.operation, r.body, r.subject_id, r.visibility, r.source_type,
            r.source_actor_id,

@@ -9,7 +9,7 @@ BEGIN
     PERFORM agent_state._bind(agent, true);
     PERFORM agent_state._need_text(body, 'body');
     IF subject IS NOT NULL THEN
-        PERFORM agent_state._need_actor(agent, subject, 'subject');
+        PERFORM agent_state._need_ref(agent, 'actor', subject, 'subject');
     END IF;
     RETURN QUERY
     SELECT i.entry, i.revision

@@ -35,12 +35,8 @@ BEGIN
     IF pg_catalog.length(query) > 10000 THEN
         RAISE EXCEPTION USING ERRCODE = '22023', MESSAGE = 'query: longer than 10000 characters';
     END IF;
-    IF current_subject IS NOT NULL AND NOT EXISTS (
-        SELECT FROM agent_state.actors AS a
-        WHERE a.runtime_agent_id = agent AND a.actor_id = current_subject
-    ) THEN
-        PERFORM agent_state._missing('actor', 'current_subject', current_subject,
-            EXISTS (SELECT FROM agent_state.actors AS a WHERE a.actor_id = current_subject));
+    IF current_subject IS NOT NULL THEN
+        PERFORM agent_state._need_ref(agent, 'actor', current_subject, 'current_subject');
     END IF;
     -- The target audience: that of the conversation's latest message (latest
     -- observed_at, then latest recorded), among those recorded by as_of.

@@ -39,13 +39,7 @@ BEGIN
       AND e.entry_id = entry
     ORDER BY e.runtime_agent_id
     FOR NO KEY UPDATE;
-    IF NOT EXISTS (
-        SELECT FROM agent_state.memory_entries AS e
-        WHERE e.runtime_agent_id = agent AND e.entry_id = entry
-    ) THEN
-        PERFORM agent_state._missing('memory entry', 'entry', entry,
-            EXISTS (SELECT FROM agent_state.memory_entries AS e WHERE e.entry_id = entry));
-    END IF;
+    PERFORM agent_state._need_ref(agent, 'memory entry', entry, 'entry');
     IF EXISTS (
         SELECT FROM agent_state.memory_redactions AS d
         WHERE d.runtime_agent_id = agent AND d.entry_id = entry

@@ -28,7 +28,7 @@ BEGIN
         PERFORM agent_state._need_one_of(visibility, 'visibility', ARRAY['perspective', 'conversation']);
     END IF;
     IF subject IS NOT NULL THEN
-        PERFORM agent_state._need_actor(agent, subject, 'subject');
+        PERFORM agent_state._need_ref(agent, 'actor', subject, 'subject');
     END IF;
     -- Source actor and evidence come from the persisted message (an unknown
     -- message raises before anything is written).

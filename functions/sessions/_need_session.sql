@@ -19,8 +19,7 @@ BEGIN
         WHERE c.runtime_agent_id = agent AND c.conversation_id = conversation;
     END IF;
     IF NOT FOUND THEN
-        PERFORM agent_state._missing('conversation', 'conversation', conversation,
-            EXISTS (SELECT FROM agent_state.conversations AS c WHERE c.conversation_id = conversation));
+        PERFORM agent_state._missing('conversation', 'conversation', conversation);
     END IF;
 END
 $$;

@@ -116,6 +116,10 @@ DROP FUNCTION agent_state._top_memory_search(uuid, tsquery, uuid, boolean, uuid 
 DROP FUNCTION agent_state._eligible_memory(uuid, tsquery, uuid, boolean, uuid [], timestamptz);
 DROP FUNCTION agent_state._eligible_memory_search(uuid, tsquery, uuid, boolean, uuid []);
 DROP FUNCTION agent_state._eligible_memory_window(uuid, bigint [], tsquery, uuid, boolean, uuid []);
+-- A reference argument is checked by one helper, _need_ref; _missing finds on
+-- its own whether the id is another perspective's.
+DROP FUNCTION agent_state._missing(text, text, uuid, boolean);
+DROP FUNCTION agent_state._need_run(uuid, uuid, text);
 
 -- Replaceable code: every function, from its one source.
 -- include: functions/*/*.sql
