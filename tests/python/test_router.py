@@ -537,6 +537,17 @@ def test_the_shard_command(
     assert _directory(deployment)[UUID(str(agent))] == dst
     assert main(["shard", "check", "--router", deployment.router]) == 0
     assert "the shards agree" in capsys.readouterr().out
+    # A disagreement: reported with exit 1; repaired with exit 0, as a check after it finds.
+    tool = f"cli.tool.{secrets.token_hex(3)}"
+    with psycopg.connect(deployment.shards[dst], autocommit=True) as conn:
+        conn.execute("SELECT agent_state.register_tool(%s, '1', '{\"type\": \"object\"}')", (tool,))
+    assert main(["shard", "check", "--router", deployment.router]) == 1
+    assert f"{src}\ttool_missing\t{tool} revision 1" in capsys.readouterr().out
+    assert main(["shard", "check", "--router", deployment.router, "--repair"]) == 0
+    out = capsys.readouterr().out
+    assert "(repaired)" in out and "the shards agree" in out
+    assert main(["shard", "check", "--router", deployment.router]) == 0
+    capsys.readouterr()
     # init on a router that exists: says so; a shard DSN naming a user: refused, exit 1.
     bad = _shard_dsn(admin_dsn, "postgres") + " user=postgres"
     assert main(["shard", "init", "--router", deployment.router, "--shard", f"c={bad}"]) == 1

@@ -77,19 +77,22 @@ def _move(store: Store, args: argparse.Namespace, out: TextIO) -> None:
 
 
 def _check(store: Store, args: argparse.Namespace, out: TextIO) -> None:
+    """Report (and with --repair fix) what the shards disagree on. The exit status
+    is what a check finds afterwards: one repair can settle several rows (a move
+    is reported by both shards and resolved once), so the rows' own flags do not
+    tell whether anything is left."""
     with _connect(args.dsn) as conn:
         try:
-            rows = conn.execute(
-                "SELECT * FROM agent_state.shard_check(repair => %s)", (args.repair,)
-            ).fetchall()
+            query = "SELECT * FROM agent_state.shard_check(repair => %s)"
+            rows = conn.execute(query, (args.repair,)).fetchall()
+            left = conn.execute(query, (False,)).fetchall() if args.repair and rows else rows
         except psycopg.Error as e:
             raise from_psycopg(e, function="shard_check") from e
     for shard, problem, obj, detail, repaired in rows:
         out.write(f"{shard}\t{problem}\t{obj}\t{detail}{'  (repaired)' if repaired else ''}\n")
-    if not rows:
-        out.write("the shards agree\n")
-    elif not args.repair or not all(r[4] for r in rows):
-        raise _Disagree(f"{sum(1 for r in rows if not r[4])} problems left")
+    if left:
+        raise _Disagree(f"{len(left)} problems left")
+    out.write("the shards agree\n")
 
 
 class _Disagree(Error):
