@@ -186,6 +186,28 @@ def test_moment_picker_shows_the_state_then(operator: Store, world: World) -> No
     assert bad.status_code == 400 and "&lt;b&gt;soon" in bad.text
 
 
+def test_a_cut_listing_says_so(
+    operator: Store, world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Listings show at most _MAX_LIST rows; when there were more, the page says so
+    (it asks for one more row to know), and says nothing when the list is whole."""
+    import agent_state.inspector.app as app
+
+    operator.note(agent=world.agent, body="a second entry")
+    operator.start_run(agent=world.agent)
+    c = client(operator)
+    pages = {"memory": "entries are shown", "runs": "runs are shown", "timeline": "changes"}
+    for page, words in pages.items():
+        assert words not in ok(c, f"/agents/{world.agent}/{page}"), page
+    monkeypatch.setattr(app, "_MAX_LIST", 1)
+    for page, words in pages.items():
+        text = ok(c, f"/agents/{world.agent}/{page}")
+        assert f"Only the {'first' if page == 'timeline' else 'newest'} 1 {words}" in text, page
+    # the timeline shows just the one change it says it shows
+    text = ok(c, f"/agents/{world.agent}/timeline")
+    assert len(re.findall(r'<a href="\?at=', text)) == 1
+
+
 def test_stored_text_is_escaped(operator: Store, store: Store, require: Require) -> None:
     require(*NEEDED, "note")
     handle = f"{SCRIPT} {uuid4().hex[:8]}"

@@ -11,11 +11,11 @@ import difflib
 import hmac
 import json
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict
 from datetime import datetime, timezone
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import quote
 from uuid import UUID
 
@@ -54,7 +54,14 @@ _HEADERS = [
     (b"cache-control", b"no-store"),
 ]
 
-_MAX_LIST = 1000  # rows asked for in listings
+T = TypeVar("T")
+
+_MAX_LIST = 1000  # rows shown in listings; one more is asked for, to tell a cut list
+
+
+def _cut(rows: Sequence[T]) -> tuple[Sequence[T], bool]:
+    """The rows a listing shows, and whether there were more (asked for _MAX_LIST + 1)."""
+    return rows[:_MAX_LIST], len(rows) > _MAX_LIST
 
 
 class _Guard:
@@ -319,9 +326,13 @@ class _Inspector:
     def memory(self, request: Request) -> Response:
         agent: UUID = request.path_params["agent"]
         with self.reading() as s:
-            rows = s.list_memories(agent=agent, include_forgotten=True, max_results=_MAX_LIST)
+            rows, cut = _cut(
+                s.list_memories(agent=agent, include_forgotten=True, max_results=_MAX_LIST + 1)
+            )
             handle = self.handle_of(s, agent)
-        return self.page("memory.html", agent_id=agent, handle=handle, memories=rows)
+        return self.page(
+            "memory.html", agent_id=agent, handle=handle, memories=rows, cut=cut, shown=_MAX_LIST
+        )
 
     def entry(self, request: Request) -> Response:
         agent: UUID = request.path_params["agent"]
@@ -424,7 +435,11 @@ class _Inspector:
         context: dict[str, Any] = {"at": at, "since": since}
         with self.reading() as s:
             handle = self.handle_of(s, agent)
-            events = s.timeline(agent=agent, since=since, until=at if since else None)
+            events, cut = _cut(
+                s.timeline(
+                    agent=agent, since=since, until=at if since else None, max_results=_MAX_LIST + 1
+                )
+            )
             if at is not None:
                 context["persona"] = s.active_persona(agent=agent, as_of=at)
                 profiles = [p for p in s.profile_history(agent=agent) if p.created_at <= at]
@@ -450,6 +465,8 @@ class _Inspector:
             agent_id=agent,
             handle=handle,
             events=event_rows,
+            cut=cut,
+            shown=_MAX_LIST,
             at_input=_input_value(at),
             since_input=_input_value(since),
             **context,
@@ -458,9 +475,11 @@ class _Inspector:
     def runs(self, request: Request) -> Response:
         agent: UUID = request.path_params["agent"]
         with self.reading() as s:
-            rows = s.list_runs(agent=agent, max_results=_MAX_LIST)
+            rows, cut = _cut(s.list_runs(agent=agent, max_results=_MAX_LIST + 1))
             handle = self.handle_of(s, agent)
-        return self.page("runs.html", agent_id=agent, handle=handle, runs=rows)
+        return self.page(
+            "runs.html", agent_id=agent, handle=handle, runs=rows, cut=cut, shown=_MAX_LIST
+        )
 
     def run(self, request: Request) -> Response:
         agent: UUID = request.path_params["agent"]

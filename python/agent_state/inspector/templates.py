@@ -139,6 +139,7 @@ _MEMORY = """\
 <h1>Memory of {{ handle }}</h1>
 <p class="muted">Every entry in its current state, forgotten and redacted ones included
 (list_memories), newest first. No eligibility is applied here.</p>
+{% if cut %}<p class="warn">Only the newest {{ shown }} entries are shown.</p>{% endif %}
 {% if memories %}
 <table><tr><th>entry</th><th>revision</th><th>state</th><th>body</th><th>subject</th>
 <th>visibility</th><th>source</th><th>revised</th></tr>
@@ -275,6 +276,8 @@ _TIMELINE = """\
 {% endif %}
 <h2>{% if since %}Changes between the two moments{% else %}Every change{% endif %}</h2>
 <p class="muted">Pick a time to see the state right after that change.</p>
+{% if cut %}<p class="warn">Only the first {{ shown }} changes{% if since %} between the two
+moments{% endif %} are shown, oldest first: pick a later moment to see more.</p>{% endif %}
 {% if events %}
 <table><tr><th>at</th><th>kind</th><th>object</th><th>operation</th><th>revision</th><th>by</th></tr>
 {% for e in events %}
@@ -295,6 +298,7 @@ _RUNS = """\
 {% block title %}runs of {{ handle }} · agent_state inspector{% endblock %}
 {% block content %}
 <h1>Runs of {{ handle }}</h1>
+{% if cut %}<p class="warn">Only the newest {{ shown }} runs are shown.</p>{% endif %}
 {% if runs %}
 <table><tr><th>run</th><th>status</th><th>created</th><th>finished</th><th>tokens</th>
 <th>cost (USD)</th><th>tool calls</th><th>continues</th></tr>
