@@ -38,33 +38,24 @@ BEGIN
             HINT = 'Continue the latest run of the chain.';
     END IF;
 
-    -- A limit given must leave something to spend: the chain's spending carries over.
+    -- A limit given must leave something to spend: the chain's spending carries
+    -- over, and wall time counts from the chain's start. One row per budget key.
     wall := pg_catalog.extract('epoch', pg_catalog.clock_timestamp() - old.chain_started_at);
-    IF lim.tokens <= old.spent_tokens THEN
-        RAISE EXCEPTION USING
-            ERRCODE = '22023',
-            MESSAGE = pg_catalog.format('budget.tokens: limit %s is not above the %s tokens already spent',
-                                        lim.tokens, old.spent_tokens);
-    END IF;
-    IF lim.cost_usd <= old.spent_cost_usd THEN
-        RAISE EXCEPTION USING
-            ERRCODE = '22023',
-            MESSAGE = pg_catalog.format('budget.cost_usd: limit %s is not above the %s already spent',
-                                        lim.cost_usd, old.spent_cost_usd);
-    END IF;
-    IF lim.tool_calls <= old.spent_tool_calls THEN
-        RAISE EXCEPTION USING
-            ERRCODE = '22023',
-            MESSAGE = pg_catalog.format('budget.tool_calls: limit %s is not above the %s tool calls already made',
-                                        lim.tool_calls, old.spent_tool_calls);
-    END IF;
-    IF lim.wall_time_seconds <= wall THEN
-        RAISE EXCEPTION USING
-            ERRCODE = '22023',
-            MESSAGE = pg_catalog.format(
-                'budget.wall_time_seconds: limit %s is not above the %s seconds since the task started',
-                lim.wall_time_seconds, pg_catalog.round(wall, 3));
-    END IF;
+    PERFORM agent_state._raise('22023', pg_catalog.format('budget.%s: limit %s is not above the %s %s',
+                                                          b.key, b.lim, b.shown, b.what))
+    FROM (
+        SELECT v.key, v.lim, v.shown, v.what
+        FROM (VALUES
+            (1, 'tokens', lim.tokens, old.spent_tokens, old.spent_tokens, 'tokens already spent'),
+            (2, 'cost_usd', lim.cost_usd, old.spent_cost_usd, old.spent_cost_usd, 'already spent'),
+            (3, 'tool_calls', lim.tool_calls, old.spent_tool_calls, old.spent_tool_calls, 'tool calls already made'),
+            (4, 'wall_time_seconds', lim.wall_time_seconds, wall, pg_catalog.round(wall, 3),
+             'seconds since the task started')
+        ) AS v (ord, key, lim, spent, shown, what)
+        WHERE v.lim <= v.spent
+        ORDER BY v.ord
+        LIMIT 1
+    ) AS b;
 
     -- The insert trigger links the chain and finishes an unfinished predecessor as
     -- handed_off; a kept limit that is already spent starts the run exhausted.

@@ -239,12 +239,15 @@ SELECT throws_ok($$SELECT agent_state.continue_run(pg_temp.id('a'), pg_temp.id('
                  '22023', 'budget.tokens: limit 40 is not above the 40 tokens already spent',
                  'a token limit at what is already spent: 22023 (a continuation never resets spending)');
 SELECT throws_ok($$SELECT agent_state.continue_run(pg_temp.id('a'), pg_temp.id('c2'), '{}', '{"tool_calls": 1}')$$,
-                 '22023', NULL, 'a tool_calls limit below what is spent: 22023');
+                 '22023', 'budget.tool_calls: limit 1 is not above the 2 tool calls already made',
+                 'a tool_calls limit below what is spent: 22023');
 SELECT throws_ok($$SELECT agent_state.continue_run(pg_temp.id('a'), pg_temp.id('c2'), '{}', '{"cost_usd": 0.25}')$$,
-                 '22023', NULL, 'a cost limit at what is spent: 22023');
-SELECT throws_ok($$SELECT agent_state.continue_run(pg_temp.id('a'), pg_temp.id('c2'), '{}',
-                                                   '{"wall_time_seconds": 0.000001}')$$,
-                 '22023', NULL, 'a wall time limit already passed since the chain started: 22023');
+                 '22023', 'budget.cost_usd: limit 0.25 is not above the 0.25 already spent',
+                 'a cost limit at what is spent: 22023');
+SELECT throws_like($$SELECT agent_state.continue_run(pg_temp.id('a'), pg_temp.id('c2'), '{}',
+                                                     '{"wall_time_seconds": 0.000001}')$$,
+                   'budget.wall_time_seconds: limit 0.000001 is not above the %.___ seconds since the task started',
+                   'a wall time limit already passed since the chain started: 22023');
 SELECT throws_ok($$SELECT agent_state.continue_run(pg_temp.id('a'), pg_temp.id('c2'), '{}', '{"budget": 1}')$$,
                  '22023', NULL, 'an unknown budget key: 22023');
 SELECT throws_ok($$SELECT agent_state.continue_run(pg_temp.id('a'), pg_temp.id('c2'), NULL)$$,
