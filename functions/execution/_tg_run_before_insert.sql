@@ -38,9 +38,7 @@ BEGIN
         WHERE p.runtime_agent_id = NEW.runtime_agent_id AND p.run_id = NEW.continued_from
         FOR NO KEY UPDATE;
         IF NOT FOUND THEN
-            RAISE EXCEPTION USING
-                ERRCODE = '23503',
-                MESSAGE = pg_catalog.format('run: unknown run %s in this perspective', NEW.continued_from);
+            PERFORM agent_state._not_in_perspective('run', 'run', NEW.continued_from);
         END IF;
         IF NEW.spent_tokens < pred.spent_tokens OR NEW.spent_cost_usd < pred.spent_cost_usd
             OR NEW.spent_tool_calls < pred.spent_tool_calls THEN
