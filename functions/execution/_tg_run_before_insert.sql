@@ -17,6 +17,8 @@ BEGIN
     NEW.finished_by := NULL;
     NEW.detail := NULL;
 
+    -- The trigger message is one of the run's conversation: checked here for
+    -- every writer (start_run relies on it).
     IF NEW.trigger_message_id IS NOT NULL AND NOT EXISTS (
         SELECT FROM agent_state.messages AS m
         WHERE m.runtime_agent_id = NEW.runtime_agent_id
@@ -25,7 +27,7 @@ BEGIN
     ) THEN
         RAISE EXCEPTION USING
             ERRCODE = '22023',
-            MESSAGE = pg_catalog.format('trigger_message: %s is not a message of conversation %s',
+            MESSAGE = pg_catalog.format('trigger_message: message %s is not in conversation %s',
                                         NEW.trigger_message_id, NEW.conversation_id);
     END IF;
 

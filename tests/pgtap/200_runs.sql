@@ -139,7 +139,9 @@ SELECT throws_ok($$SELECT agent_state.start_run(pg_temp.id('a'), pg_temp.id('con
 SELECT throws_ok($$SELECT agent_state.start_run(pg_temp.id('a'), NULL, pg_temp.id('b_msg'))$$, '23503',
                  NULL, 'another agent''s trigger message: 23503');
 SELECT throws_ok($$SELECT agent_state.start_run(pg_temp.id('a'), pg_temp.id('conv2'), pg_temp.id('msg'))$$,
-                 '22023', NULL, 'a trigger message from another conversation: 22023');
+                 '22023', pg_catalog.format('trigger_message: message %s is not in conversation %s',
+                                            pg_temp.id('msg'), pg_temp.id('conv2')),
+                 'a trigger message from another conversation: 22023');
 RESET ROLE;
 SELECT is(pg_temp.runs(), (SELECT n FROM n0), 'refused start_run calls wrote nothing');
 
@@ -350,8 +352,10 @@ SELECT throws_ok($$INSERT INTO agent_state.runs (runtime_agent_id, conversation_
                    VALUES (pg_temp.id('a'), pg_temp.id('b_conv'))$$, '23503', NULL,
                  'owner: a run in another agent''s conversation: 23503');
 SELECT throws_ok($$INSERT INTO agent_state.runs (runtime_agent_id, conversation_id, trigger_message_id)
-                   VALUES (pg_temp.id('a'), pg_temp.id('conv2'), pg_temp.id('msg'))$$, '22023', NULL,
-                 'owner: a trigger message outside the run''s conversation is refused');
+                   VALUES (pg_temp.id('a'), pg_temp.id('conv2'), pg_temp.id('msg'))$$, '22023',
+                 pg_catalog.format('trigger_message: message %s is not in conversation %s',
+                                   pg_temp.id('msg'), pg_temp.id('conv2')),
+                 'owner: a trigger message outside the run''s conversation is refused, as start_run refuses it');
 -- Direct insert of a chain head: chain columns come from the database.
 WITH d AS (
     INSERT INTO agent_state.runs (runtime_agent_id, chain_root, chain_started_at, spent_tokens, limit_tokens)
