@@ -12,7 +12,6 @@ DECLARE
     lim record;
     old agent_state.runs;
     next_run uuid;
-    wall numeric;
 BEGIN
     PERFORM agent_state._bind(agent);
     PERFORM agent_state._json_within(task_context, 'task_context');
@@ -38,24 +37,10 @@ BEGIN
             HINT = 'Continue the latest run of the chain.';
     END IF;
 
-    -- A limit given must leave something to spend: the chain's spending carries
-    -- over, and wall time counts from the chain's start. One row per budget key.
-    wall := pg_catalog.extract('epoch', pg_catalog.clock_timestamp() - old.chain_started_at);
-    PERFORM agent_state._raise('22023', pg_catalog.format('budget.%s: limit %s is not above the %s %s',
-                                                          b.key, b.lim, b.shown, b.what))
-    FROM (
-        SELECT v.key, v.lim, v.shown, v.what
-        FROM (VALUES
-            (1, 'tokens', lim.tokens, old.spent_tokens, old.spent_tokens, 'tokens already spent'),
-            (2, 'cost_usd', lim.cost_usd, old.spent_cost_usd, old.spent_cost_usd, 'already spent'),
-            (3, 'tool_calls', lim.tool_calls, old.spent_tool_calls, old.spent_tool_calls, 'tool calls already made'),
-            (4, 'wall_time_seconds', lim.wall_time_seconds, wall, pg_catalog.round(wall, 3),
-             'seconds since the task started')
-        ) AS v (ord, key, lim, spent, shown, what)
-        WHERE v.lim <= v.spent
-        ORDER BY v.ord
-        LIMIT 1
-    ) AS b;
+    -- A limit given must leave something to spend: the chain's spending carries over.
+    PERFORM agent_state._need_limits_above(lim.tokens, lim.cost_usd, lim.tool_calls, lim.wall_time_seconds,
+                                           old.spent_tokens, old.spent_cost_usd, old.spent_tool_calls,
+                                           old.chain_started_at);
 
     -- The insert trigger links the chain and finishes an unfinished predecessor as
     -- handed_off; a kept limit that is already spent starts the run exhausted.
