@@ -13,27 +13,19 @@ DECLARE
 BEGIN
     PERFORM agent_state._bind(agent);
     PERFORM agent_state._need(actor, 'actor');
-    PERFORM agent_state._need_text(connector, 'connector', 200);
-    -- Keyed by a btree index: bounded in bytes too, so no text surfaces 54000.
-    PERFORM agent_state._need_text_bytes(connector, 'connector', 400);
-    PERFORM agent_state._need_text(external_id, 'external_id', 1000);
-    -- Keyed by a btree index: bounded in bytes too, so no text surfaces 54000.
-    PERFORM agent_state._need_text_bytes(external_id, 'external_id', 2000);
+    PERFORM agent_state._need_connector_key(connector, external_id, 'external_id');
     PERFORM agent_state._need_ref(agent, 'actor', actor, 'actor');
 
     -- Same lock as resolve_actor: a concurrent resolution of this identity waits
     -- for the link and then returns the linked actor instead of failing.
-    PERFORM pg_catalog.pg_advisory_xact_lock(
-        pg_catalog.hashtextextended(agent::text || '/' || connector || '/' || external_id, 0));
+    PERFORM agent_state._lock_identity(agent, connector, external_id);
     INSERT INTO agent_state.actor_identities AS i (runtime_agent_id, connector, external_id, actor_id)
     VALUES (agent, connector, external_id, actor)
     ON CONFLICT ON CONSTRAINT actor_identities_pkey DO NOTHING;
     IF FOUND THEN
         RETURN;
     END IF;
-    SELECT i.actor_id INTO linked
-    FROM agent_state.actor_identities AS i
-    WHERE i.runtime_agent_id = agent AND i.connector = connector AND i.external_id = external_id;
+    linked := agent_state._identity_actor(agent, connector, external_id);
     IF linked IS DISTINCT FROM actor THEN
         RAISE EXCEPTION USING
             ERRCODE = '23505',

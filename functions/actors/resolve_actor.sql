@@ -17,31 +17,21 @@ DECLARE
     found_id uuid;
 BEGIN
     PERFORM agent_state._bind(agent);
-    PERFORM agent_state._need_text(connector, 'connector', 200);
-    -- Keyed by a btree index: bounded in bytes too, so no text surfaces 54000.
-    PERFORM agent_state._need_text_bytes(connector, 'connector', 400);
-    PERFORM agent_state._need_text(external_id, 'external_id', 1000);
-    -- Keyed by a btree index: bounded in bytes too, so no text surfaces 54000.
-    PERFORM agent_state._need_text_bytes(external_id, 'external_id', 2000);
+    PERFORM agent_state._need_connector_key(connector, external_id, 'external_id');
     IF display_name IS NOT NULL THEN
         PERFORM agent_state._need_text(display_name, 'display_name', 1000);
     END IF;
     PERFORM agent_state._need_one_of(kind, 'kind', ARRAY['human', 'agent', 'bot', 'system']);
 
-    SELECT i.actor_id INTO found_id
-    FROM agent_state.actor_identities AS i
-    WHERE i.runtime_agent_id = agent AND i.connector = connector AND i.external_id = external_id;
-    IF FOUND THEN
+    found_id := agent_state._identity_actor(agent, connector, external_id);
+    IF found_id IS NOT NULL THEN
         RETURN found_id;
     END IF;
 
     -- Two sessions resolving the same new identity must end with one actor.
-    PERFORM pg_catalog.pg_advisory_xact_lock(
-        pg_catalog.hashtextextended(agent::text || '/' || connector || '/' || external_id, 0));
-    SELECT i.actor_id INTO found_id
-    FROM agent_state.actor_identities AS i
-    WHERE i.runtime_agent_id = agent AND i.connector = connector AND i.external_id = external_id;
-    IF FOUND THEN
+    PERFORM agent_state._lock_identity(agent, connector, external_id);
+    found_id := agent_state._identity_actor(agent, connector, external_id);
+    IF found_id IS NOT NULL THEN
         RETURN found_id;
     END IF;
 

@@ -14,33 +14,25 @@ DECLARE
     conv uuid;
 BEGIN
     PERFORM agent_state._bind(agent);
-    PERFORM agent_state._need_text(connector, 'connector', 200);
-    -- Keyed by a btree index: bounded in bytes too, so no text surfaces 54000.
-    PERFORM agent_state._need_text_bytes(connector, 'connector', 400);
-    PERFORM agent_state._need_text(external_ref, 'external_ref', 1000);
-    -- Keyed by a btree index: bounded in bytes too, so no text surfaces 54000.
-    PERFORM agent_state._need_text_bytes(external_ref, 'external_ref', 2000);
+    PERFORM agent_state._need_connector_key(connector, external_ref, 'external_ref');
     PERFORM agent_state._need_one_of(kind, 'kind', ARRAY['direct', 'group', 'public']);
 
     -- A lookup of a conversation that exists writes nothing (so it works on a
-    -- standby and in a read-only transaction); a new one is inserted, and a
-    -- concurrent insert of the same one is found by the second lookup.
-    SELECT c.conversation_id INTO conv
-    FROM agent_state.conversations AS c
-    WHERE c.runtime_agent_id = agent AND c.connector = connector AND c.external_ref = external_ref;
-    IF FOUND THEN
-        RETURN conv;
-    END IF;
-    INSERT INTO agent_state.conversations AS c (runtime_agent_id, connector, external_ref, kind)
-    VALUES (agent, connector, external_ref, kind)
-    ON CONFLICT ON CONSTRAINT conversations_external_key DO NOTHING
-    RETURNING c.conversation_id INTO conv;
-    IF conv IS NULL THEN
+    -- standby and in a read-only transaction); a new one is inserted. When a
+    -- concurrent insert of the same one wins (DO NOTHING), the lookup runs again
+    -- and finds it (conversations are never deleted; under REPEATABLE READ the
+    -- insert raises 40001 instead).
+    LOOP
         SELECT c.conversation_id INTO conv
         FROM agent_state.conversations AS c
-        WHERE c.runtime_agent_id = agent AND c.connector = connector
-          AND c.external_ref = external_ref;
-    END IF;
+        WHERE c.runtime_agent_id = agent AND c.connector = connector AND c.external_ref = external_ref;
+        EXIT WHEN FOUND;
+        INSERT INTO agent_state.conversations AS c (runtime_agent_id, connector, external_ref, kind)
+        VALUES (agent, connector, external_ref, kind)
+        ON CONFLICT ON CONSTRAINT conversations_external_key DO NOTHING
+        RETURNING c.conversation_id INTO conv;
+        EXIT WHEN conv IS NOT NULL;
+    END LOOP;
     RETURN conv;
 END
 $$;

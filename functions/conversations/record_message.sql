@@ -26,9 +26,7 @@ BEGIN
         RAISE EXCEPTION USING ERRCODE = '22023', MESSAGE = 'observed_at: must be a finite time';
     END IF;
     IF external_ref IS NOT NULL THEN
-        PERFORM agent_state._need_text(external_ref, 'external_ref', 1000);
-        -- Keyed by a btree index: bounded in bytes too, so no text surfaces 54000.
-        PERFORM agent_state._need_text_bytes(external_ref, 'external_ref', 2000);
+        PERFORM agent_state._need_external_key(external_ref, 'external_ref');
     END IF;
 
     SELECT c.kind INTO conv_kind

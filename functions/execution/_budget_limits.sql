@@ -15,9 +15,7 @@ LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
 AS $$
 #variable_conflict use_variable
 BEGIN
-    PERFORM agent_state._json_within(budget, 'budget', 1000000);
-    PERFORM agent_state._need_json(budget, 'budget', ARRAY['object']);
-    PERFORM agent_state._need_known_keys(budget, 'budget', ARRAY['tokens', 'cost_usd', 'tool_calls', 'wall_time_seconds']);
+    PERFORM agent_state._need_amounts(budget, 'budget', ARRAY['tokens', 'cost_usd', 'tool_calls', 'wall_time_seconds']);
     tokens := agent_state._json_amount(budget, 'budget', 'tokens', true, true, agent_state._max_tokens());
     cost_usd := agent_state._json_amount(budget, 'budget', 'cost_usd', true, false, agent_state._max_cost_usd());
     tool_calls := agent_state._json_amount(budget, 'budget', 'tool_calls', true, true, 1e9);

@@ -17,9 +17,7 @@ BEGIN
     WHERE c.runtime_agent_id = agent AND c.tool_call_id = tool_call
     FOR NO KEY UPDATE;
     IF NOT FOUND THEN
-        RAISE EXCEPTION USING
-            ERRCODE = '23503',
-            MESSAGE = pg_catalog.format('tool_call: unknown tool call %s in this perspective', tool_call);
+        PERFORM agent_state._not_in_perspective('tool call', 'tool_call', tool_call);
     END IF;
     SELECT r.result_no, r.status INTO last_no, last_status
     FROM agent_state.tool_results AS r

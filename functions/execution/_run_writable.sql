@@ -15,9 +15,7 @@ BEGIN
     WHERE r.runtime_agent_id = agent AND r.run_id = run
     FOR NO KEY UPDATE;
     IF NOT FOUND THEN
-        RAISE EXCEPTION USING
-            ERRCODE = '23503',
-            MESSAGE = pg_catalog.format('run: unknown run %s in this perspective', run);
+        PERFORM agent_state._not_in_perspective('run', 'run', run);
     END IF;
     IF st NOT IN ('open', 'budget_exhausted') THEN
         RAISE EXCEPTION USING

@@ -17,6 +17,8 @@ BEGIN
     NEW.finished_by := NULL;
     NEW.detail := NULL;
 
+    -- The trigger message is one of the run's conversation: checked here for
+    -- every writer (start_run relies on it).
     IF NEW.trigger_message_id IS NOT NULL AND NOT EXISTS (
         SELECT FROM agent_state.messages AS m
         WHERE m.runtime_agent_id = NEW.runtime_agent_id
@@ -25,7 +27,7 @@ BEGIN
     ) THEN
         RAISE EXCEPTION USING
             ERRCODE = '22023',
-            MESSAGE = pg_catalog.format('trigger_message: %s is not a message of conversation %s',
+            MESSAGE = pg_catalog.format('trigger_message: message %s is not in conversation %s',
                                         NEW.trigger_message_id, NEW.conversation_id);
     END IF;
 
@@ -38,9 +40,7 @@ BEGIN
         WHERE p.runtime_agent_id = NEW.runtime_agent_id AND p.run_id = NEW.continued_from
         FOR NO KEY UPDATE;
         IF NOT FOUND THEN
-            RAISE EXCEPTION USING
-                ERRCODE = '23503',
-                MESSAGE = pg_catalog.format('run: unknown run %s in this perspective', NEW.continued_from);
+            PERFORM agent_state._not_in_perspective('run', 'run', NEW.continued_from);
         END IF;
         IF NEW.spent_tokens < pred.spent_tokens OR NEW.spent_cost_usd < pred.spent_cost_usd
             OR NEW.spent_tool_calls < pred.spent_tool_calls THEN

@@ -9,9 +9,7 @@ LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
 AS $$
 #variable_conflict use_variable
 BEGIN
-    PERFORM agent_state._json_within(usage, 'usage', 1000000);
-    PERFORM agent_state._need_json(usage, 'usage', ARRAY['object']);
-    PERFORM agent_state._need_known_keys(usage, 'usage', ARRAY['tokens', 'cost_usd']);
+    PERFORM agent_state._need_amounts(usage, 'usage', ARRAY['tokens', 'cost_usd']);
     tokens := coalesce(agent_state._json_amount(usage, 'usage', 'tokens', false, true, agent_state._max_tokens()), 0);
     cost_usd := coalesce(agent_state._json_amount(usage, 'usage', 'cost_usd', false, false, agent_state._max_cost_usd()), 0);
 END

@@ -12,7 +12,6 @@ DECLARE
     lim record;
     old agent_state.runs;
     next_run uuid;
-    wall numeric;
 BEGIN
     PERFORM agent_state._bind(agent);
     PERFORM agent_state._json_within(task_context, 'task_context');
@@ -39,32 +38,9 @@ BEGIN
     END IF;
 
     -- A limit given must leave something to spend: the chain's spending carries over.
-    wall := pg_catalog.extract('epoch', pg_catalog.clock_timestamp() - old.chain_started_at);
-    IF lim.tokens <= old.spent_tokens THEN
-        RAISE EXCEPTION USING
-            ERRCODE = '22023',
-            MESSAGE = pg_catalog.format('budget.tokens: limit %s is not above the %s tokens already spent',
-                                        lim.tokens, old.spent_tokens);
-    END IF;
-    IF lim.cost_usd <= old.spent_cost_usd THEN
-        RAISE EXCEPTION USING
-            ERRCODE = '22023',
-            MESSAGE = pg_catalog.format('budget.cost_usd: limit %s is not above the %s already spent',
-                                        lim.cost_usd, old.spent_cost_usd);
-    END IF;
-    IF lim.tool_calls <= old.spent_tool_calls THEN
-        RAISE EXCEPTION USING
-            ERRCODE = '22023',
-            MESSAGE = pg_catalog.format('budget.tool_calls: limit %s is not above the %s tool calls already made',
-                                        lim.tool_calls, old.spent_tool_calls);
-    END IF;
-    IF lim.wall_time_seconds <= wall THEN
-        RAISE EXCEPTION USING
-            ERRCODE = '22023',
-            MESSAGE = pg_catalog.format(
-                'budget.wall_time_seconds: limit %s is not above the %s seconds since the task started',
-                lim.wall_time_seconds, pg_catalog.round(wall, 3));
-    END IF;
+    PERFORM agent_state._need_limits_above(lim.tokens, lim.cost_usd, lim.tool_calls, lim.wall_time_seconds,
+                                           old.spent_tokens, old.spent_cost_usd, old.spent_tool_calls,
+                                           old.chain_started_at);
 
     -- The insert trigger links the chain and finishes an unfinished predecessor as
     -- handed_off; a kept limit that is already spent starts the run exhausted.

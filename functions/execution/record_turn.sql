@@ -195,44 +195,42 @@ BEGIN
         IF frontier IS NOT NULL THEN
             cp := agent_state.checkpoint(agent, run, frontier);
         END IF;
-        RETURN pg_catalog.jsonb_build_object('snapshot', snap, 'model_call', call_id, 'tool_calls', calls,
-                                             'checkpoint', cp);
-    END IF;
-
-    -- The run is charged and locked: the rows.
-    snap := agent_state._insert_snapshot(agent, run, prompt, persona_revision, mem_entries, mem_revisions,
-                                         messages, n_memory, n_messages);
-    INSERT INTO agent_state.model_calls AS c (
-        runtime_agent_id, run_id, snapshot_id, provider, model, request, response, tokens, cost_usd, status
-    )
-    VALUES (agent, run, snap, provider, model, request, response, tokens, cost_usd, status)
-    RETURNING c.model_call_id INTO call_id;
-    IF n_tools > 0 THEN
-        -- Ids made here, so that they come back in the order of tool_calls.
-        -- Ascending: the calls share one statement, so two may share a created_at
-        -- microsecond, and recover_run breaks such ties by id.
-        tool_ids := ARRAY(SELECT g.id
-                          FROM (SELECT pg_catalog.gen_random_uuid() AS id
-                                FROM pg_catalog.generate_series(1, n_tools)) AS g
-                          ORDER BY g.id);
-        INSERT INTO agent_state.tool_calls (
-            runtime_agent_id, run_id, tool_call_id, model_call_id, tool_name, grant_revision, input
+    ELSE
+        -- The run is charged and locked: the rows.
+        snap := agent_state._insert_snapshot(agent, run, prompt, persona_revision, mem_entries, mem_revisions,
+                                             messages, n_memory, n_messages);
+        INSERT INTO agent_state.model_calls AS c (
+            runtime_agent_id, run_id, snapshot_id, provider, model, request, response, tokens, cost_usd, status
         )
-        SELECT agent, run, tool_ids[e.ord], call_id, tool_names[e.ord], grant_revs[e.ord], e.elem -> 'input'
-        FROM pg_catalog.jsonb_array_elements(tool_calls) WITH ORDINALITY AS e (elem, ord)
-        ORDER BY e.ord;
-        -- The first result of each call just written (no other transaction can
-        -- see the calls yet, so nothing can queue before it).
-        INSERT INTO agent_state.tool_results (runtime_agent_id, tool_call_id, result_no, status, output)
-        SELECT agent, tool_ids[e.ord], 1, e.elem ->> 'status', e.elem -> 'output'
-        FROM pg_catalog.jsonb_array_elements(tool_calls) WITH ORDINALITY AS e (elem, ord)
-        WHERE e.elem ? 'output'
-        ORDER BY e.ord;
-        calls := pg_catalog.to_jsonb(tool_ids);
-    END IF;
-    IF frontier IS NOT NULL THEN
-        -- Numbered under the run's lock, which the charge above holds.
-        cp := agent_state._append_checkpoint(agent, run, frontier);
+        VALUES (agent, run, snap, provider, model, request, response, tokens, cost_usd, status)
+        RETURNING c.model_call_id INTO call_id;
+        IF n_tools > 0 THEN
+            -- Ids made here, so that they come back in the order of tool_calls.
+            -- Ascending: the calls share one statement, so two may share a created_at
+            -- microsecond, and recover_run breaks such ties by id.
+            tool_ids := ARRAY(SELECT g.id
+                              FROM (SELECT pg_catalog.gen_random_uuid() AS id
+                                    FROM pg_catalog.generate_series(1, n_tools)) AS g
+                              ORDER BY g.id);
+            INSERT INTO agent_state.tool_calls (
+                runtime_agent_id, run_id, tool_call_id, model_call_id, tool_name, grant_revision, input
+            )
+            SELECT agent, run, tool_ids[e.ord], call_id, tool_names[e.ord], grant_revs[e.ord], e.elem -> 'input'
+            FROM pg_catalog.jsonb_array_elements(tool_calls) WITH ORDINALITY AS e (elem, ord)
+            ORDER BY e.ord;
+            -- The first result of each call just written (no other transaction can
+            -- see the calls yet, so nothing can queue before it).
+            INSERT INTO agent_state.tool_results (runtime_agent_id, tool_call_id, result_no, status, output)
+            SELECT agent, tool_ids[e.ord], 1, e.elem ->> 'status', e.elem -> 'output'
+            FROM pg_catalog.jsonb_array_elements(tool_calls) WITH ORDINALITY AS e (elem, ord)
+            WHERE e.elem ? 'output'
+            ORDER BY e.ord;
+            calls := pg_catalog.to_jsonb(tool_ids);
+        END IF;
+        IF frontier IS NOT NULL THEN
+            -- Numbered under the run's lock, which the charge above holds.
+            cp := agent_state._append_checkpoint(agent, run, frontier);
+        END IF;
     END IF;
     RETURN pg_catalog.jsonb_build_object('snapshot', snap, 'model_call', call_id, 'tool_calls', calls,
                                          'checkpoint', cp);

@@ -139,7 +139,9 @@ SELECT throws_ok($$SELECT agent_state.start_run(pg_temp.id('a'), pg_temp.id('con
 SELECT throws_ok($$SELECT agent_state.start_run(pg_temp.id('a'), NULL, pg_temp.id('b_msg'))$$, '23503',
                  NULL, 'another agent''s trigger message: 23503');
 SELECT throws_ok($$SELECT agent_state.start_run(pg_temp.id('a'), pg_temp.id('conv2'), pg_temp.id('msg'))$$,
-                 '22023', NULL, 'a trigger message from another conversation: 22023');
+                 '22023', pg_catalog.format('trigger_message: message %s is not in conversation %s',
+                                            pg_temp.id('msg'), pg_temp.id('conv2')),
+                 'a trigger message from another conversation: 22023');
 RESET ROLE;
 SELECT is(pg_temp.runs(), (SELECT n FROM n0), 'refused start_run calls wrote nothing');
 
@@ -239,12 +241,15 @@ SELECT throws_ok($$SELECT agent_state.continue_run(pg_temp.id('a'), pg_temp.id('
                  '22023', 'budget.tokens: limit 40 is not above the 40 tokens already spent',
                  'a token limit at what is already spent: 22023 (a continuation never resets spending)');
 SELECT throws_ok($$SELECT agent_state.continue_run(pg_temp.id('a'), pg_temp.id('c2'), '{}', '{"tool_calls": 1}')$$,
-                 '22023', NULL, 'a tool_calls limit below what is spent: 22023');
+                 '22023', 'budget.tool_calls: limit 1 is not above the 2 tool calls already made',
+                 'a tool_calls limit below what is spent: 22023');
 SELECT throws_ok($$SELECT agent_state.continue_run(pg_temp.id('a'), pg_temp.id('c2'), '{}', '{"cost_usd": 0.25}')$$,
-                 '22023', NULL, 'a cost limit at what is spent: 22023');
-SELECT throws_ok($$SELECT agent_state.continue_run(pg_temp.id('a'), pg_temp.id('c2'), '{}',
-                                                   '{"wall_time_seconds": 0.000001}')$$,
-                 '22023', NULL, 'a wall time limit already passed since the chain started: 22023');
+                 '22023', 'budget.cost_usd: limit 0.25 is not above the 0.25 already spent',
+                 'a cost limit at what is spent: 22023');
+SELECT throws_like($$SELECT agent_state.continue_run(pg_temp.id('a'), pg_temp.id('c2'), '{}',
+                                                     '{"wall_time_seconds": 0.000001}')$$,
+                   'budget.wall_time_seconds: limit 0.000001 is not above the %.___ seconds since the task started',
+                   'a wall time limit already passed since the chain started: 22023');
 SELECT throws_ok($$SELECT agent_state.continue_run(pg_temp.id('a'), pg_temp.id('c2'), '{}', '{"budget": 1}')$$,
                  '22023', NULL, 'an unknown budget key: 22023');
 SELECT throws_ok($$SELECT agent_state.continue_run(pg_temp.id('a'), pg_temp.id('c2'), NULL)$$,
@@ -347,8 +352,10 @@ SELECT throws_ok($$INSERT INTO agent_state.runs (runtime_agent_id, conversation_
                    VALUES (pg_temp.id('a'), pg_temp.id('b_conv'))$$, '23503', NULL,
                  'owner: a run in another agent''s conversation: 23503');
 SELECT throws_ok($$INSERT INTO agent_state.runs (runtime_agent_id, conversation_id, trigger_message_id)
-                   VALUES (pg_temp.id('a'), pg_temp.id('conv2'), pg_temp.id('msg'))$$, '22023', NULL,
-                 'owner: a trigger message outside the run''s conversation is refused');
+                   VALUES (pg_temp.id('a'), pg_temp.id('conv2'), pg_temp.id('msg'))$$, '22023',
+                 pg_catalog.format('trigger_message: message %s is not in conversation %s',
+                                   pg_temp.id('msg'), pg_temp.id('conv2')),
+                 'owner: a trigger message outside the run''s conversation is refused, as start_run refuses it');
 -- Direct insert of a chain head: chain columns come from the database.
 WITH d AS (
     INSERT INTO agent_state.runs (runtime_agent_id, chain_root, chain_started_at, spent_tokens, limit_tokens)

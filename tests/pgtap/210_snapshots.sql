@@ -191,7 +191,8 @@ SELECT throws_ok($$SELECT agent_state.record_turn(pg_temp.id('a'), pg_temp.id('r
                  '22023', NULL, 'record_turn: such a prompt: 22023');
 SELECT throws_ok($$SELECT agent_state.snapshot_prompt(pg_temp.id('a'), pg_temp.id('run'), 'p',
                    memory => pg_temp.mem('e1', '1', 'eb', '1'))$$,
-                 '23503', NULL, 'another agent''s memory revision: 23503');
+                 '23503', 'memory[1]: memory entry ' || pg_temp.id('eb') || ' belongs to another perspective',
+                 'another agent''s memory revision: 23503');
 SELECT throws_ok($$SELECT agent_state.snapshot_prompt(pg_temp.id('a'), pg_temp.id('run'), 'p',
                    messages => ARRAY[pg_catalog.gen_random_uuid()])$$,
                  'P0002', NULL, 'an unknown message: P0002');

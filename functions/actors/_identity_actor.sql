@@ -1,0 +1,12 @@
+-- The actor an identity (connector, external id) names in this perspective, or
+-- NULL: the one lookup of resolve_actor (before and after it takes the
+-- identity's lock) and link_identity.
+CREATE FUNCTION agent_state._identity_actor(agent uuid, connector text, external_id text)
+RETURNS uuid
+LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT i.actor_id
+    FROM agent_state.actor_identities AS i
+    WHERE i.runtime_agent_id = _identity_actor.agent AND i.connector = _identity_actor.connector
+      AND i.external_id = _identity_actor.external_id
+$$;
