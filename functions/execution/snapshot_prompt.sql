@@ -114,13 +114,13 @@ BEGIN
                 ERRCODE = '55000',
                 MESSAGE = pg_catalog.format('memory[%s]: memory entry %s is redacted', bad.ix, bad.entry);
         ELSIF FOUND THEN
-            -- Another perspective's entry: 23503 with _missing's message; else
+            -- Another perspective's entry: 23503 from _missing (which finds it there); else
             -- unknown here (P0002, naming the revision asked for).
             IF EXISTS (
                 SELECT FROM agent_state.memory_revisions AS v
                 WHERE v.entry_id = bad.entry AND v.runtime_agent_id <> agent
             ) THEN
-                PERFORM agent_state._missing('memory entry', pg_catalog.format('memory[%s]', bad.ix), bad.entry, true);
+                PERFORM agent_state._missing('memory entry', pg_catalog.format('memory[%s]', bad.ix), bad.entry);
             END IF;
             RAISE EXCEPTION USING
                 ERRCODE = 'P0002',
