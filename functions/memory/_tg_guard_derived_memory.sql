@@ -20,9 +20,7 @@ BEGIN
     IF TG_OP = 'DELETE' AND agent_state._redaction_allowed(OLD.runtime_agent_id, OLD.entry_id) THEN
         RETURN OLD;
     END IF;
-    RAISE EXCEPTION USING
-        ERRCODE = '42501',
-        MESSAGE = pg_catalog.format('%s: %s refused; derived memory data is erased only by redact',
-                                    TG_TABLE_NAME, pg_catalog.lower(TG_OP));
+    PERFORM agent_state._refuse_write(TG_TABLE_NAME, TG_OP, 'refused; derived memory data is erased only by redact');
+    RETURN NULL; -- not reached: _refuse_write raises
 END
 $$;

@@ -16,9 +16,7 @@ BEGIN
         AND NEW.removed_sha256[1:pg_catalog.cardinality(OLD.removed_sha256)] = OLD.removed_sha256 THEN
         RETURN NEW;
     END IF;
-    RAISE EXCEPTION USING
-        ERRCODE = '42501',
-        MESSAGE = pg_catalog.format('%s: %s refused; the redaction record is append-only',
-                                    TG_TABLE_NAME, pg_catalog.lower(TG_OP));
+    PERFORM agent_state._refuse_write(TG_TABLE_NAME, TG_OP, 'refused; the redaction record is append-only');
+    RETURN NULL; -- not reached: _refuse_write raises
 END
 $$;

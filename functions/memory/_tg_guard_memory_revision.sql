@@ -14,10 +14,8 @@ BEGIN
             RETURN NEW;
         END IF;
     END IF;
-    RAISE EXCEPTION USING
-        ERRCODE = '42501',
-        MESSAGE = pg_catalog.format('%s: %s is append-only; history is never rewritten',
-                                    TG_TABLE_NAME, pg_catalog.lower(TG_OP)),
-        HINT = 'Write a new revision instead; erasure goes through agent_state.redact.';
+    PERFORM agent_state._refuse_write(TG_TABLE_NAME, TG_OP, 'is append-only; history is never rewritten',
+                                      'Write a new revision instead; erasure goes through agent_state.redact.');
+    RETURN NULL; -- not reached: _refuse_write raises
 END
 $$;

@@ -16,10 +16,8 @@ BEGIN
             RETURN NEW;
         END IF;
     END IF;
-    RAISE EXCEPTION USING
-        ERRCODE = '42501',
-        MESSAGE = pg_catalog.format('%s: %s refused; a grant is only ever revoked',
-                                    TG_TABLE_NAME, pg_catalog.lower(TG_OP)),
-        HINT = 'Use agent_state.unshare.';
+    PERFORM agent_state._refuse_write(TG_TABLE_NAME, TG_OP, 'refused; a grant is only ever revoked',
+                                      'Use agent_state.unshare.');
+    RETURN NULL; -- not reached: _refuse_write raises
 END
 $$;
