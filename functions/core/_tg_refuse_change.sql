@@ -6,8 +6,7 @@ RETURNS trigger
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
-    IF TG_OP = 'UPDATE'
-        AND (pg_catalog.to_jsonb(NEW) - TG_ARGV) = (pg_catalog.to_jsonb(OLD) - TG_ARGV) THEN
+    IF TG_OP = 'UPDATE' AND agent_state._changes_only(NEW, OLD, TG_ARGV) THEN
         RETURN NEW;
     END IF;
     PERFORM agent_state._refuse_write(TG_TABLE_NAME, TG_OP, 'is append-only; history is never rewritten',

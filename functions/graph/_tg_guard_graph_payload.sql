@@ -18,8 +18,7 @@ BEGIN
             RETURN OLD;
         END IF;
     ELSIF TG_TABLE_NAME = 'graph_writes' AND (pg_catalog.to_jsonb(OLD) ->> 'idx')::integer < 0
-        AND (pg_catalog.to_jsonb(NEW) - ARRAY['value_type', 'value', 'task_path', 'created_at'])
-            = (pg_catalog.to_jsonb(OLD) - ARRAY['value_type', 'value', 'task_path', 'created_at']) THEN
+        AND agent_state._changes_only(NEW, OLD, ARRAY['value_type', 'value', 'task_path', 'created_at']) THEN
         RETURN NEW;
     END IF;
     PERFORM agent_state._refuse_write(TG_TABLE_NAME, TG_OP, 'refused; checkpoint payloads are removed only by a purge',

@@ -7,10 +7,7 @@ LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
     IF TG_OP = 'INSERT' THEN
-        IF EXISTS (
-            SELECT FROM agent_state.memory_redactions AS d
-            WHERE d.runtime_agent_id = NEW.runtime_agent_id AND d.entry_id = NEW.entry_id
-        ) THEN
+        IF agent_state._redacted(NEW.runtime_agent_id, NEW.entry_id) THEN
             RAISE EXCEPTION USING
                 ERRCODE = '55000',
                 MESSAGE = pg_catalog.format('entry: memory entry %s is redacted', NEW.entry_id);

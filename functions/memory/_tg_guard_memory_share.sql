@@ -4,15 +4,14 @@ RETURNS trigger
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
-    IF TG_OP = 'UPDATE' THEN
-        IF pg_catalog.to_jsonb(NEW) = pg_catalog.to_jsonb(OLD) THEN
-            RETURN NEW;
-        END IF;
-        IF OLD.revoked_at IS NULL AND NEW.revoked_at IS NOT NULL
-            AND (pg_catalog.to_jsonb(NEW) - ARRAY['revoked_at', 'revoked_by'])
-                = (pg_catalog.to_jsonb(OLD) - ARRAY['revoked_at', 'revoked_by']) THEN
+    IF TG_OP = 'UPDATE' AND agent_state._changes_only(NEW, OLD, ARRAY['revoked_at', 'revoked_by']) THEN
+        IF OLD.revoked_at IS NULL AND NEW.revoked_at IS NOT NULL THEN
             NEW.revoked_at := pg_catalog.clock_timestamp();
             NEW.revoked_by := agent_state._caller();
+            RETURN NEW;
+        END IF;
+        -- An update that changes nothing.
+        IF (NEW.revoked_at, NEW.revoked_by) IS NOT DISTINCT FROM (OLD.revoked_at, OLD.revoked_by) THEN
             RETURN NEW;
         END IF;
     END IF;

@@ -4,7 +4,7 @@
 -- 520_own_writes.sql) and as a runtime role granted table privileges. Deferred checks are forced with
 -- SET CONSTRAINTS ALL IMMEDIATE inside pg_temp.at_commit.
 BEGIN;
-SELECT plan(48);
+SELECT plan(51);
 
 CREATE ROLE t110_op IN ROLE agent_state_operator;
 CREATE ROLE t110_dba SUPERUSER;
@@ -103,6 +103,12 @@ SELECT is((SELECT revoked_by FROM agent_state.memory_shares WHERE entry_id = pg_
           '... and the database stamps who revoked it, not the writer');
 SELECT throws_ok($$UPDATE agent_state.memory_shares SET revoked_at = NULL, revoked_by = NULL$$,
                  '42501', NULL, 'un-revoking a grant: 42501');
+SELECT throws_ok($$UPDATE agent_state.memory_shares SET revoked_at = now() WHERE entry_id = pg_temp.id('e1')$$,
+                 '42501', NULL, 'moving the revocation of a revoked grant: 42501');
+SELECT lives_ok($$UPDATE agent_state.memory_shares SET revoked_at = revoked_at WHERE entry_id = pg_temp.id('e1')$$,
+                'an UPDATE of a grant that changes nothing passes');
+SELECT lives_ok($$UPDATE agent_state.memory_revisions SET body = body WHERE entry_id = pg_temp.id('e1')$$,
+                'an UPDATE of a revision that changes nothing passes');
 INSERT INTO agent_state.memory_imports (runtime_agent_id, document, document_sha256)
 VALUES (pg_temp.id('a'), '- imported', 'x');
 SELECT throws_ok($$UPDATE agent_state.memory_imports SET document = 'x'$$, '42501', NULL,
