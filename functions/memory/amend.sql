@@ -30,7 +30,7 @@ BEGIN
     IF entry IS NULL THEN
         PERFORM agent_state._need(entry, 'entry');
     END IF;
-    IF body IS NULL OR pg_catalog.length(body) > 100000 OR pg_catalog.btrim(body, E' \t\r\n') = '' THEN
+    IF NOT agent_state._text_fits(body) THEN
         PERFORM agent_state._need_text(body, 'body');
     END IF;
     IF expected_revision IS NULL THEN
