@@ -57,6 +57,7 @@ INSERT INTO pg_temp.ids VALUES
         'public words')),
     ('m_b', agent_state.record_message(pg_temp.id('b'), pg_temp.id('b_conv'), pg_temp.id('b_actor'),
         'B words', ARRAY[pg_temp.id('b_actor')]));
+INSERT INTO pg_temp.ids VALUES ('e_forged', gen_random_uuid());
 INSERT INTO pg_temp.ids
 SELECT 'e1', r.entry FROM agent_state.remember(pg_temp.id('a'), 'Alice is private', pg_temp.id('m_dm'),
                                                pg_temp.id('alice')) AS r;
@@ -225,7 +226,7 @@ SELECT throws_ok($$SELECT pg_temp.at_commit($x$
     FROM r WHERE entry_id = pg_temp.id('e_forgot')$x$)$$,
     '55000', NULL, 'a revision after a forget fails at commit (55000)');
 SELECT throws_ok($$SELECT pg_temp.at_commit($x$
-    WITH k AS (SELECT gen_random_uuid() AS e),
+    WITH k AS (SELECT pg_temp.id('e_forged') AS e),
     v AS (INSERT INTO agent_state.memory_evidence SELECT pg_temp.id('a'), k.e, 1, pg_temp.id('m_dm') FROM k
           RETURNING entry_id),
     r AS (
@@ -240,7 +241,9 @@ SELECT throws_ok($$SELECT pg_temp.at_commit($x$
         source_type, evidence_observers, evidence_conversations, revised_at)
     SELECT r.runtime_agent_id, r.entry_id, 1, r.body, r.visibility, r.source_type, r.evidence_observers,
            r.evidence_conversations, r.created_at FROM r$x$)$$,
-    '23514', NULL, 'a source actor who is not the source message''s author fails at commit');
+    '23514', 'memory_revisions: revision 1 of entry ' || pg_temp.id('e_forged')
+             || ' has a source message outside its evidence or a source actor other than its author',
+    'a source actor who is not the source message''s author fails at commit');
 SELECT throws_ok($$
     WITH v AS (
         INSERT INTO agent_state.memory_evidence (runtime_agent_id, entry_id, revision, message_id)
