@@ -8,11 +8,8 @@ LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
     IF NOT agent_state._caller_is_operator() THEN
-        RAISE EXCEPTION USING
-            ERRCODE = '42501',
-            MESSAGE = pg_catalog.format(
-                '%s: truncate is only for agent_state operators (it ignores row-level security)',
-                TG_TABLE_NAME);
+        PERFORM agent_state._refuse_write(TG_TABLE_NAME, TG_OP,
+                                          'is only for agent_state operators (it ignores row-level security)');
     END IF;
     RETURN NULL;
 END

@@ -1,18 +1,16 @@
 -- Append-only tables refuse DELETE and TRUNCATE, and any UPDATE except of the
--- columns named in the trigger arguments (an activation flag).
+-- columns named in the trigger arguments (an activation flag). SECURITY DEFINER
+-- so that the refusal (_refuse_write, not granted) is the same for every writer.
 CREATE FUNCTION agent_state._tg_refuse_change()
 RETURNS trigger
-LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
-    IF TG_OP = 'UPDATE'
-        AND (pg_catalog.to_jsonb(NEW) - TG_ARGV) = (pg_catalog.to_jsonb(OLD) - TG_ARGV) THEN
+    IF TG_OP = 'UPDATE' AND agent_state._changes_only(NEW, OLD, TG_ARGV) THEN
         RETURN NEW;
     END IF;
-    RAISE EXCEPTION USING
-        ERRCODE = '42501',
-        MESSAGE = pg_catalog.format('%s: %s is append-only; history is never rewritten',
-                                    TG_TABLE_NAME, pg_catalog.lower(TG_OP)),
-        HINT = 'Write a new revision instead.';
+    PERFORM agent_state._refuse_write(TG_TABLE_NAME, TG_OP, 'is append-only; history is never rewritten',
+                                      'Write a new revision instead.');
+    RETURN NULL; -- not reached: _refuse_write raises
 END
 $$;

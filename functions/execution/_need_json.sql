@@ -4,10 +4,10 @@ RETURNS void
 LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
-    -- _need's rule and message, inline: passing val on would copy it, and an
-    -- oversized value is refused before anything copies it (test_robustness).
+    -- _need only for a null: passing a value on would copy it, and an oversized
+    -- value is refused before anything copies it (test_robustness).
     IF val IS NULL THEN
-        RAISE EXCEPTION USING ERRCODE = '22004', MESSAGE = arg || ': must not be null';
+        PERFORM agent_state._need(val, arg);
     END IF;
     IF NOT pg_catalog.jsonb_typeof(val) = ANY (types) THEN
         RAISE EXCEPTION USING

@@ -18,14 +18,11 @@ BEGIN
             RETURN OLD;
         END IF;
     ELSIF TG_TABLE_NAME = 'graph_writes' AND (pg_catalog.to_jsonb(OLD) ->> 'idx')::integer < 0
-        AND (pg_catalog.to_jsonb(NEW) - ARRAY['value_type', 'value', 'task_path', 'created_at'])
-            = (pg_catalog.to_jsonb(OLD) - ARRAY['value_type', 'value', 'task_path', 'created_at']) THEN
+        AND agent_state._changes_only(NEW, OLD, ARRAY['value_type', 'value', 'task_path', 'created_at']) THEN
         RETURN NEW;
     END IF;
-    RAISE EXCEPTION USING
-        ERRCODE = '42501',
-        MESSAGE = pg_catalog.format('%s: %s refused; checkpoint payloads are removed only by a purge',
-                                    TG_TABLE_NAME, pg_catalog.lower(TG_OP)),
-        HINT = 'Use the saver''s delete_thread, delete_for_runs or prune.';
+    PERFORM agent_state._refuse_write(TG_TABLE_NAME, TG_OP, 'refused; checkpoint payloads are removed only by a purge',
+                                      'Use the saver''s delete_thread, delete_for_runs or prune.');
+    RETURN NULL; -- not reached: _refuse_write raises
 END
 $$;

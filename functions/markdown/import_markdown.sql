@@ -10,7 +10,6 @@ DECLARE
     subjects uuid [];
     long_line integer;
     imp bigint;
-    i integer;
 BEGIN
     PERFORM agent_state._bind(agent, true);
     PERFORM agent_state._need_text(document, 'document', 1000000);

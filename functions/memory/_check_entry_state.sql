@@ -25,9 +25,7 @@ BEGIN
            AND e.evidence_observers IS NOT DISTINCT FROM r.evidence_observers
            AND e.evidence_conversations = r.evidence_conversations
            AND e.revised_at = r.created_at
-           AND e.live = (r.operation <> 'forget' AND NOT EXISTS (
-               SELECT FROM agent_state.memory_redactions AS d
-               WHERE d.runtime_agent_id = e.runtime_agent_id AND d.entry_id = e.entry_id))
+           AND e.live = (r.operation <> 'forget' AND NOT agent_state._redacted(e.runtime_agent_id, e.entry_id))
     INTO cur, has_revision, ok
     FROM agent_state.memory_entries AS e
     LEFT JOIN agent_state.memory_revisions AS r

@@ -91,35 +91,23 @@ BEGIN
         ) AS x;
     END IF;
 
-    -- NULL (unrestricted) equals only NULL; otherwise set equality.
+    -- The first problem, in this order, overrides what the revision before
+    -- allows (bad); a first revision has none before it. NULL (unrestricted)
+    -- observers equal only NULL; otherwise set equality.
     IF (claimed_observers IS NULL) <> (observers IS NULL)
         OR NOT coalesce(claimed_observers <@ observers AND observers <@ claimed_observers, true)
         OR NOT (claimed_conversations <@ convs AND convs <@ claimed_conversations) THEN
-        RAISE EXCEPTION USING
-            ERRCODE = '23514',
-            MESSAGE = pg_catalog.format(
-                'memory_revisions: revision %s of entry %s claims evidence observers or '
-                'conversations its evidence messages do not give', rev, entry);
-    END IF;
-    IF source_message IS NOT NULL
+        bad := 'claims evidence observers or conversations its evidence messages do not give';
+    ELSIF source_message IS NOT NULL
         AND (source_author IS NULL OR source_author[1] IS DISTINCT FROM source_actor) THEN
-        RAISE EXCEPTION USING
-            ERRCODE = '23514',
-            MESSAGE = pg_catalog.format(
-                'memory_revisions: revision %s of entry %s: the source message must be part of '
-                'its evidence and the source actor its author', rev, entry);
+        bad := 'has a source message outside its evidence or a source actor other than its author';
+    ELSIF rev > 1 AND NOT prev_found THEN
+        bad := 'follows no revision';
     END IF;
-    IF rev > 1 THEN
-        IF NOT prev_found THEN
-            bad := 'follows no revision';
-        END IF;
-        IF bad IS NOT NULL THEN
-            RAISE EXCEPTION USING
-                ERRCODE = CASE WHEN bad IN ('follows a forget', 'follows a redaction') THEN '55000'
-                               ELSE '23514' END,
-                MESSAGE = pg_catalog.format('memory_revisions: revision %s of entry %s %s',
-                                            rev, entry, bad);
-        END IF;
+    IF bad IS NOT NULL THEN
+        RAISE EXCEPTION USING
+            ERRCODE = CASE WHEN bad IN ('follows a forget', 'follows a redaction') THEN '55000' ELSE '23514' END,
+            MESSAGE = pg_catalog.format('memory_revisions: revision %s of entry %s %s', rev, entry, bad);
     END IF;
 
     -- The revision is written together with the entry state it produced (a

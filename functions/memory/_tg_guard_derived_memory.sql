@@ -7,10 +7,7 @@ LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
     IF TG_OP = 'INSERT' THEN
-        IF EXISTS (
-            SELECT FROM agent_state.memory_redactions AS d
-            WHERE d.runtime_agent_id = NEW.runtime_agent_id AND d.entry_id = NEW.entry_id
-        ) THEN
+        IF agent_state._redacted(NEW.runtime_agent_id, NEW.entry_id) THEN
             RAISE EXCEPTION USING
                 ERRCODE = '55000',
                 MESSAGE = pg_catalog.format('entry: memory entry %s is redacted', NEW.entry_id);
@@ -20,9 +17,7 @@ BEGIN
     IF TG_OP = 'DELETE' AND agent_state._redaction_allowed(OLD.runtime_agent_id, OLD.entry_id) THEN
         RETURN OLD;
     END IF;
-    RAISE EXCEPTION USING
-        ERRCODE = '42501',
-        MESSAGE = pg_catalog.format('%s: %s refused; derived memory data is erased only by redact',
-                                    TG_TABLE_NAME, pg_catalog.lower(TG_OP));
+    PERFORM agent_state._refuse_write(TG_TABLE_NAME, TG_OP, 'refused; derived memory data is erased only by redact');
+    RETURN NULL; -- not reached: _refuse_write raises
 END
 $$;

@@ -12,13 +12,11 @@ BEGIN
     IF TG_OP = 'UPDATE'
         AND OLD.redaction_xact OPERATOR(pg_catalog.=) pg_catalog.pg_current_xact_id()
         AND OLD.created_at >= pg_catalog.transaction_timestamp()
-        AND (pg_catalog.to_jsonb(NEW) - 'removed_sha256') = (pg_catalog.to_jsonb(OLD) - 'removed_sha256')
+        AND agent_state._changes_only(NEW, OLD, ARRAY['removed_sha256'])
         AND NEW.removed_sha256[1:pg_catalog.cardinality(OLD.removed_sha256)] = OLD.removed_sha256 THEN
         RETURN NEW;
     END IF;
-    RAISE EXCEPTION USING
-        ERRCODE = '42501',
-        MESSAGE = pg_catalog.format('%s: %s refused; the redaction record is append-only',
-                                    TG_TABLE_NAME, pg_catalog.lower(TG_OP));
+    PERFORM agent_state._refuse_write(TG_TABLE_NAME, TG_OP, 'refused; the redaction record is append-only');
+    RETURN NULL; -- not reached: _refuse_write raises
 END
 $$;

@@ -4,20 +4,14 @@ RETURNS trigger
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
-    IF TG_OP = 'UPDATE' THEN
-        IF pg_catalog.to_jsonb(NEW) = pg_catalog.to_jsonb(OLD) THEN
-            RETURN NEW;
-        END IF;
-        IF NEW.body = '[redacted]'
-            AND (pg_catalog.to_jsonb(NEW) - 'body') = (pg_catalog.to_jsonb(OLD) - 'body')
-            AND agent_state._redaction_allowed(OLD.runtime_agent_id, OLD.entry_id) THEN
-            RETURN NEW;
-        END IF;
+    -- An update that changes nothing, or the redaction rewrite.
+    IF TG_OP = 'UPDATE' AND agent_state._changes_only(NEW, OLD, ARRAY['body'])
+        AND (NEW.body = OLD.body
+             OR NEW.body = '[redacted]' AND agent_state._redaction_allowed(OLD.runtime_agent_id, OLD.entry_id)) THEN
+        RETURN NEW;
     END IF;
-    RAISE EXCEPTION USING
-        ERRCODE = '42501',
-        MESSAGE = pg_catalog.format('%s: %s is append-only; history is never rewritten',
-                                    TG_TABLE_NAME, pg_catalog.lower(TG_OP)),
-        HINT = 'Write a new revision instead; erasure goes through agent_state.redact.';
+    PERFORM agent_state._refuse_write(TG_TABLE_NAME, TG_OP, 'is append-only; history is never rewritten',
+                                      'Write a new revision instead; erasure goes through agent_state.redact.');
+    RETURN NULL; -- not reached: _refuse_write raises
 END
 $$;

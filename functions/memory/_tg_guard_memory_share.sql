@@ -4,22 +4,19 @@ RETURNS trigger
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
-    IF TG_OP = 'UPDATE' THEN
-        IF pg_catalog.to_jsonb(NEW) = pg_catalog.to_jsonb(OLD) THEN
-            RETURN NEW;
-        END IF;
-        IF OLD.revoked_at IS NULL AND NEW.revoked_at IS NOT NULL
-            AND (pg_catalog.to_jsonb(NEW) - ARRAY['revoked_at', 'revoked_by'])
-                = (pg_catalog.to_jsonb(OLD) - ARRAY['revoked_at', 'revoked_by']) THEN
+    IF TG_OP = 'UPDATE' AND agent_state._changes_only(NEW, OLD, ARRAY['revoked_at', 'revoked_by']) THEN
+        IF OLD.revoked_at IS NULL AND NEW.revoked_at IS NOT NULL THEN
             NEW.revoked_at := pg_catalog.clock_timestamp();
             NEW.revoked_by := agent_state._caller();
             RETURN NEW;
         END IF;
+        -- An update that changes nothing.
+        IF (NEW.revoked_at, NEW.revoked_by) IS NOT DISTINCT FROM (OLD.revoked_at, OLD.revoked_by) THEN
+            RETURN NEW;
+        END IF;
     END IF;
-    RAISE EXCEPTION USING
-        ERRCODE = '42501',
-        MESSAGE = pg_catalog.format('%s: %s refused; a grant is only ever revoked',
-                                    TG_TABLE_NAME, pg_catalog.lower(TG_OP)),
-        HINT = 'Use agent_state.unshare.';
+    PERFORM agent_state._refuse_write(TG_TABLE_NAME, TG_OP, 'refused; a grant is only ever revoked',
+                                      'Use agent_state.unshare.');
+    RETURN NULL; -- not reached: _refuse_write raises
 END
 $$;

@@ -19,7 +19,6 @@ DECLARE
     msg_author uuid;
     msg_audience uuid [];
     msg_conversation uuid;
-    new_rev integer;
     new_subject uuid;
     new_visibility text;
     new_source_type text;
@@ -31,7 +30,7 @@ BEGIN
     IF entry IS NULL THEN
         PERFORM agent_state._need(entry, 'entry');
     END IF;
-    IF body IS NULL OR pg_catalog.length(body) > 100000 OR pg_catalog.btrim(body, E' \t\r\n') = '' THEN
+    IF NOT agent_state._text_fits(body) THEN
         PERFORM agent_state._need_text(body, 'body');
     END IF;
     IF expected_revision IS NULL THEN
@@ -61,7 +60,6 @@ BEGIN
             MESSAGE = 'visibility: can only narrow (perspective to conversation), never widen';
     END IF;
     new_subject := coalesce(subject, cur.subject_id);
-    new_rev := cur.current_revision + 1;
 
     -- Evidence: everything the previous revision had, plus the new message. Who
     -- may observe it all is the intersection of the audiences (NULL = nobody
@@ -89,38 +87,10 @@ BEGIN
         new_source_type := 'agent';
     END IF;
 
-    -- One statement, evidence rows first (a revision's evidence is fixed once its
-    -- row exists). The new revision's evidence is the previous revision's (its
-    -- evidence rows and its source message) plus source_message, which its own
-    -- source_message_id column carries: only the carried-over messages become rows.
-    WITH ev AS (
-        INSERT INTO agent_state.memory_evidence AS w (runtime_agent_id, entry_id, revision, message_id)
-        SELECT agent, entry, new_rev, p.message_id
-        FROM agent_state._revision_evidence(agent, entry, cur.current_revision) AS p (message_id)
-        WHERE p.message_id IS DISTINCT FROM source_message
-        RETURNING w.message_id
-    ),
-    rev AS (
-        INSERT INTO agent_state.memory_revisions AS r
-            (runtime_agent_id, entry_id, revision, operation, body, subject_id, visibility,
-             source_type, source_actor_id, source_message_id, evidence_observers, evidence_conversations)
-        SELECT agent, entry, new_rev, 'amend', body, new_subject, new_visibility,
-               new_source_type, msg_author, source_message, observers, convs
-        FROM (SELECT pg_catalog.count(*) FROM ev) AS after_evidence
-        RETURNING r.created_at
-    )
-    UPDATE agent_state.memory_entries AS e
-    SET current_revision = new_rev,
-        body = amend.body,
-        subject_id = new_subject,
-        visibility = new_visibility,
-        source_type = new_source_type,
-        evidence_observers = observers,
-        evidence_conversations = convs,
-        revised_at = rev.created_at
-    FROM rev
-    WHERE e.runtime_agent_id = agent AND e.entry_id = entry;
-    RETURN new_rev;
+    -- The new revision's evidence is the previous revision's plus source_message.
+    RETURN agent_state._append_revision(
+        agent, entry, cur.current_revision, 'amend', body, new_subject, new_visibility,
+        new_source_type, msg_author, source_message, observers, convs, NULL);
 END
 $$;
 

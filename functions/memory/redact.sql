@@ -55,9 +55,7 @@ BEGIN
         FROM agent_state.memory_entries AS e
         WHERE e.runtime_agent_id = ANY (lineage)
           AND e.entry_id = entry
-          AND NOT EXISTS (
-              SELECT FROM agent_state.memory_redactions AS d
-              WHERE d.runtime_agent_id = e.runtime_agent_id AND d.entry_id = e.entry_id)
+          AND NOT agent_state._redacted(e.runtime_agent_id, e.entry_id)
         ORDER BY e.runtime_agent_id
     LOOP
         PERFORM agent_state._redact_entry(copy, entry, reason);

@@ -18,7 +18,7 @@ BEGIN
     PERFORM agent_state._bind(agent);
     -- Hot path: the helpers (which raise the errors) run only when their own
     -- condition holds, so valid arguments cost simple expressions, not calls.
-    IF body IS NULL OR pg_catalog.length(body) > 100000 OR pg_catalog.btrim(body, E' \t\r\n') = '' THEN
+    IF NOT agent_state._text_fits(body) THEN
         PERFORM agent_state._need_text(body, 'body');
     END IF;
     IF source_message IS NULL THEN

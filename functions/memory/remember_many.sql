@@ -37,8 +37,7 @@ BEGIN
         WHERE pg_catalog.jsonb_typeof(e.item) = 'object'
           AND (e.item - ARRAY['body', 'source_message', 'subject', 'visibility']) = '{}'::jsonb
           AND pg_catalog.jsonb_typeof(e.item -> 'body') = 'string'
-          AND pg_catalog.length(e.item ->> 'body') <= 100000
-          AND pg_catalog.btrim(e.item ->> 'body', E' \t\r\n') <> ''
+          AND agent_state._text_fits(e.item ->> 'body')
           AND pg_catalog.jsonb_typeof(e.item -> 'source_message') = 'string'
           AND (e.item ->> 'source_message') ~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$'
           AND coalesce(pg_catalog.jsonb_typeof(e.item -> 'subject'), 'null') IN ('null', 'string')

@@ -4,7 +4,7 @@
 -- columns honest.
 BEGIN;
 SET client_min_messages = warning;
-SELECT plan(86);
+SELECT plan(88);
 
 CREATE ROLE t030_op IN ROLE agent_state_operator;
 CREATE ROLE t030_ra LOGIN IN ROLE agent_state_runtime;
@@ -20,6 +20,20 @@ BEGIN
     EXECUTE stmt;
     GET DIAGNOSTICS n = ROW_COUNT;
     RETURN n;
+END
+$$;
+-- The SQLSTATE, message and hint a statement fails with.
+CREATE FUNCTION pg_temp.refusal(stmt text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+    state text;
+    msg text;
+    hint text;
+BEGIN
+    EXECUTE stmt;
+    RETURN 'no error';
+EXCEPTION WHEN OTHERS THEN
+    GET STACKED DIAGNOSTICS state = RETURNED_SQLSTATE, msg = MESSAGE_TEXT, hint = PG_EXCEPTION_HINT;
+    RETURN state || ' ' || msg || coalesce(' HINT: ' || nullif(hint, ''), '');
 END
 $$;
 -- For every agent-owned table in the schema (also tables added later): rows the
@@ -307,6 +321,14 @@ SELECT throws_ok($$UPDATE agent_state.actors SET kind = 'bot' WHERE runtime_agen
                  NULL, 'a runtime cannot update its own agent''s actors');
 SELECT throws_ok($$TRUNCATE agent_state.messages CASCADE$$, '42501',
                  NULL, 'a runtime with TRUNCATE privilege cannot truncate messages');
+-- Every guard refuses with one message shape, "<table>: <operation> <rule>", and
+-- the hint that names the allowed way when there is one (_refuse_write).
+SELECT is(pg_temp.refusal($$DELETE FROM agent_state.messages WHERE runtime_agent_id = pg_temp.id('a')$$),
+          '42501 messages: delete is append-only; history is never rewritten HINT: Write a new revision instead.',
+          'the append-only refusal: table, operation, rule and hint');
+SELECT is(pg_temp.refusal($$TRUNCATE agent_state.agent_hosts$$),
+          '42501 agent_hosts: truncate is only for agent_state operators (it ignores row-level security)',
+          'the truncate refusal: the same shape, no hint');
 RESET ROLE;
 
 -- ---------------------------------------------------------------- persona invariant under direct DML

@@ -4,7 +4,7 @@
 -- (never XX000) and that refused calls write nothing.
 BEGIN;
 SET client_min_messages = warning;
-SELECT plan(122);
+SELECT plan(128);
 
 CREATE ROLE t070_op IN ROLE agent_state_operator;
 \ir _setup.sql
@@ -240,6 +240,19 @@ FROM pg_temp.deep AS d WHERE d.levels = 201 ORDER BY d.shape;
 SELECT is(agent_state._json_fits(d.val), d.levels = 200,
           'JSON depth: _json_fits agrees for ' || d.shape || ', ' || d.levels || ' levels')
 FROM pg_temp.deep AS d ORDER BY d.shape, d.levels;
+-- _text_fits, the copy of _need_text's rules inlined for fast paths, agrees.
+CREATE FUNCTION pg_temp.need_text_accepts(val text) RETURNS boolean LANGUAGE plpgsql AS $$
+BEGIN
+    PERFORM agent_state._need_text(val, 'text');
+    RETURN true;
+EXCEPTION WHEN null_value_not_allowed OR invalid_parameter_value THEN
+    RETURN false;
+END
+$$;
+SELECT is(agent_state._text_fits(v.val), pg_temp.need_text_accepts(v.val), '_text_fits agrees with _need_text: ' || v.what)
+FROM (VALUES (NULL, 'null'), ('', 'empty'), (E' \t\r\n', 'blank'), ('x', 'one character'),
+             (pg_catalog.repeat('é', 100000), '100,000 characters'),
+             (pg_catalog.repeat('x', 100001), '100,001 characters')) AS v (val, what);
 SELECT throws_ok($$SELECT agent_state._json_within(
                        (pg_catalog.repeat('[', 33) || pg_catalog.repeat(']', 33))::jsonb, 'config', 1000000, 32)$$,
                  '22023', 'config: nested deeper than 32 levels',

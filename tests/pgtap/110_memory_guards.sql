@@ -4,7 +4,7 @@
 -- 520_own_writes.sql) and as a runtime role granted table privileges. Deferred checks are forced with
 -- SET CONSTRAINTS ALL IMMEDIATE inside pg_temp.at_commit.
 BEGIN;
-SELECT plan(48);
+SELECT plan(51);
 
 CREATE ROLE t110_op IN ROLE agent_state_operator;
 CREATE ROLE t110_dba SUPERUSER;
@@ -57,6 +57,7 @@ INSERT INTO pg_temp.ids VALUES
         'public words')),
     ('m_b', agent_state.record_message(pg_temp.id('b'), pg_temp.id('b_conv'), pg_temp.id('b_actor'),
         'B words', ARRAY[pg_temp.id('b_actor')]));
+INSERT INTO pg_temp.ids VALUES ('e_forged', gen_random_uuid());
 INSERT INTO pg_temp.ids
 SELECT 'e1', r.entry FROM agent_state.remember(pg_temp.id('a'), 'Alice is private', pg_temp.id('m_dm'),
                                                pg_temp.id('alice')) AS r;
@@ -103,6 +104,12 @@ SELECT is((SELECT revoked_by FROM agent_state.memory_shares WHERE entry_id = pg_
           '... and the database stamps who revoked it, not the writer');
 SELECT throws_ok($$UPDATE agent_state.memory_shares SET revoked_at = NULL, revoked_by = NULL$$,
                  '42501', NULL, 'un-revoking a grant: 42501');
+SELECT throws_ok($$UPDATE agent_state.memory_shares SET revoked_at = now() WHERE entry_id = pg_temp.id('e1')$$,
+                 '42501', NULL, 'moving the revocation of a revoked grant: 42501');
+SELECT lives_ok($$UPDATE agent_state.memory_shares SET revoked_at = revoked_at WHERE entry_id = pg_temp.id('e1')$$,
+                'an UPDATE of a grant that changes nothing passes');
+SELECT lives_ok($$UPDATE agent_state.memory_revisions SET body = body WHERE entry_id = pg_temp.id('e1')$$,
+                'an UPDATE of a revision that changes nothing passes');
 INSERT INTO agent_state.memory_imports (runtime_agent_id, document, document_sha256)
 VALUES (pg_temp.id('a'), '- imported', 'x');
 SELECT throws_ok($$UPDATE agent_state.memory_imports SET document = 'x'$$, '42501', NULL,
@@ -219,7 +226,7 @@ SELECT throws_ok($$SELECT pg_temp.at_commit($x$
     FROM r WHERE entry_id = pg_temp.id('e_forgot')$x$)$$,
     '55000', NULL, 'a revision after a forget fails at commit (55000)');
 SELECT throws_ok($$SELECT pg_temp.at_commit($x$
-    WITH k AS (SELECT gen_random_uuid() AS e),
+    WITH k AS (SELECT pg_temp.id('e_forged') AS e),
     v AS (INSERT INTO agent_state.memory_evidence SELECT pg_temp.id('a'), k.e, 1, pg_temp.id('m_dm') FROM k
           RETURNING entry_id),
     r AS (
@@ -234,7 +241,9 @@ SELECT throws_ok($$SELECT pg_temp.at_commit($x$
         source_type, evidence_observers, evidence_conversations, revised_at)
     SELECT r.runtime_agent_id, r.entry_id, 1, r.body, r.visibility, r.source_type, r.evidence_observers,
            r.evidence_conversations, r.created_at FROM r$x$)$$,
-    '23514', NULL, 'a source actor who is not the source message''s author fails at commit');
+    '23514', 'memory_revisions: revision 1 of entry ' || pg_temp.id('e_forged')
+             || ' has a source message outside its evidence or a source actor other than its author',
+    'a source actor who is not the source message''s author fails at commit');
 SELECT throws_ok($$
     WITH v AS (
         INSERT INTO agent_state.memory_evidence (runtime_agent_id, entry_id, revision, message_id)
