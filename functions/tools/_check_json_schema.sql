@@ -41,19 +41,7 @@ BEGIN
             IF pg_catalog.jsonb_typeof(val) = 'string' THEN
                 types := ARRAY[val #>> '{}'];
             ELSIF pg_catalog.jsonb_typeof(val) = 'array' AND pg_catalog.jsonb_array_length(val) > 0 THEN
-                IF EXISTS (
-                    SELECT FROM pg_catalog.jsonb_array_elements(val) AS t
-                    WHERE pg_catalog.jsonb_typeof(t) <> 'string'
-                ) THEN
-                    RAISE EXCEPTION USING
-                        ERRCODE = '22023', MESSAGE = path || '.type: every element must be a type name string';
-                END IF;
-                SELECT pg_catalog.array_agg(t) INTO types FROM pg_catalog.jsonb_array_elements_text(val) AS t;
-                IF (SELECT pg_catalog.count(DISTINCT t) FROM pg_catalog.unnest(types) AS t)
-                    <> pg_catalog.cardinality(types) THEN
-                    RAISE EXCEPTION USING
-                        ERRCODE = '22023', MESSAGE = path || '.type: type names must be distinct';
-                END IF;
+                types := agent_state._json_names(val, path || '.type', 'type name');
             ELSE
                 RAISE EXCEPTION USING
                     ERRCODE = '22023',
@@ -77,18 +65,7 @@ BEGIN
                     prop.value, agent_state._json_path(path || '.properties', prop.key), depth + 1);
             END LOOP;
         WHEN 'required' THEN
-            IF pg_catalog.jsonb_typeof(val) <> 'array' OR EXISTS (
-                SELECT FROM pg_catalog.jsonb_array_elements(val) AS r
-                WHERE pg_catalog.jsonb_typeof(r) <> 'string'
-            ) THEN
-                RAISE EXCEPTION USING
-                    ERRCODE = '22023', MESSAGE = path || '.required: must be an array of property names';
-            END IF;
-            IF (SELECT pg_catalog.count(DISTINCT r) FROM pg_catalog.jsonb_array_elements_text(val) AS r)
-                <> pg_catalog.jsonb_array_length(val) THEN
-                RAISE EXCEPTION USING
-                    ERRCODE = '22023', MESSAGE = path || '.required: property names must be distinct';
-            END IF;
+            PERFORM agent_state._json_names(val, path || '.required', 'property name');
         WHEN 'enum' THEN
             IF pg_catalog.jsonb_typeof(val) <> 'array' OR pg_catalog.jsonb_array_length(val) = 0 THEN
                 RAISE EXCEPTION USING
