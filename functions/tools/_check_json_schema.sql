@@ -25,6 +25,7 @@ DECLARE
     elem jsonb;
     prop record;
     types text [];
+    rule record;
     allowed_types constant text [] := ARRAY['object', 'string', 'integer', 'number', 'boolean', 'array', 'null'];
 BEGIN
     IF depth > 32 THEN
@@ -36,6 +37,33 @@ BEGIN
     END IF;
 
     FOR kw, val IN SELECT e.key, e.value FROM pg_catalog.jsonb_each(schema) AS e LOOP
+        -- The supported keywords, each with the JSON type its value must have and
+        -- what a value of another type is told (type, required and enum take more
+        -- than one type: checked below).
+        SELECT k.jtype, k.refusal INTO rule
+        FROM (VALUES
+            ('type', NULL, NULL),
+            ('properties', 'object', 'must be an object of schemas'),
+            ('required', NULL, NULL),
+            ('enum', NULL, NULL),
+            ('minimum', 'number', 'must be a number'),
+            ('maximum', 'number', 'must be a number'),
+            ('items', 'object', 'must be one schema (an object); tuple form is not supported'),
+            ('additionalProperties', 'boolean', 'must be true or false (schemas are not supported)'),
+            ('description', 'string', 'must be a string'),
+            ('title', 'string', 'must be a string')
+        ) AS k (keyword, jtype, refusal)
+        WHERE k.keyword = kw;
+        IF NOT FOUND THEN
+            RAISE EXCEPTION USING
+                ERRCODE = '22023',
+                MESSAGE = agent_state._json_path(path, kw) || ': unsupported keyword',
+                HINT = 'Supported: type, properties, required, enum, minimum, maximum, items, '
+                    || 'additionalProperties, description, title.';
+        END IF;
+        IF pg_catalog.jsonb_typeof(val) <> rule.jtype THEN
+            RAISE EXCEPTION USING ERRCODE = '22023', MESSAGE = path || '.' || kw || ': ' || rule.refusal;
+        END IF;
         CASE kw
         WHEN 'type' THEN
             IF pg_catalog.jsonb_typeof(val) = 'string' THEN
@@ -56,10 +84,6 @@ BEGIN
                         pg_catalog.array_to_string(allowed_types, ', '));
             END IF;
         WHEN 'properties' THEN
-            IF pg_catalog.jsonb_typeof(val) <> 'object' THEN
-                RAISE EXCEPTION USING
-                    ERRCODE = '22023', MESSAGE = path || '.properties: must be an object of schemas';
-            END IF;
             FOR prop IN SELECT e.key, e.value FROM pg_catalog.jsonb_each(val) AS e LOOP
                 PERFORM agent_state._check_json_schema(
                     prop.value, agent_state._json_path(path || '.properties', prop.key), depth + 1);
@@ -71,33 +95,10 @@ BEGIN
                 RAISE EXCEPTION USING
                     ERRCODE = '22023', MESSAGE = path || '.enum: must be a non-empty array';
             END IF;
-        WHEN 'minimum', 'maximum' THEN
-            IF pg_catalog.jsonb_typeof(val) <> 'number' THEN
-                RAISE EXCEPTION USING ERRCODE = '22023', MESSAGE = path || '.' || kw || ': must be a number';
-            END IF;
         WHEN 'items' THEN
-            IF pg_catalog.jsonb_typeof(val) <> 'object' THEN
-                RAISE EXCEPTION USING
-                    ERRCODE = '22023',
-                    MESSAGE = path || '.items: must be one schema (an object); tuple form is not supported';
-            END IF;
             PERFORM agent_state._check_json_schema(val, path || '.items', depth + 1);
-        WHEN 'additionalProperties' THEN
-            IF pg_catalog.jsonb_typeof(val) <> 'boolean' THEN
-                RAISE EXCEPTION USING
-                    ERRCODE = '22023',
-                    MESSAGE = path || '.additionalProperties: must be true or false (schemas are not supported)';
-            END IF;
-        WHEN 'description', 'title' THEN
-            IF pg_catalog.jsonb_typeof(val) <> 'string' THEN
-                RAISE EXCEPTION USING ERRCODE = '22023', MESSAGE = path || '.' || kw || ': must be a string';
-            END IF;
         ELSE
-            RAISE EXCEPTION USING
-                ERRCODE = '22023',
-                MESSAGE = agent_state._json_path(path, kw) || ': unsupported keyword',
-                HINT = 'Supported: type, properties, required, enum, minimum, maximum, items, '
-                    || 'additionalProperties, description, title.';
+            NULL;  -- the value's type was all there is to check
         END CASE;
     END LOOP;
 
