@@ -14,7 +14,6 @@ DECLARE
     member record;
     missing text;
     extra text;
-    i integer;
 BEGIN
     IF schema ? 'type' THEN
         IF pg_catalog.jsonb_typeof(schema -> 'type') = 'string' THEN
