@@ -123,24 +123,22 @@ BEGIN
         IS DISTINCT FROM (x.tokens, x.cost_usd, x.tool_calls)
     ORDER BY x.runtime_agent_id, x.run_id;
 
+    -- The numbered streams, each numbered 1 to n without a gap: a run's
+    -- checkpoints, a tool call's results.
     RETURN QUERY
-    SELECT 'checkpoint_numbering', pg_catalog.format('agent %s: run %s', c.runtime_agent_id, c.run_id),
-           pg_catalog.format('%s checkpoints numbered %s to %s', pg_catalog.count(*),
-                             pg_catalog.min(c.checkpoint), pg_catalog.max(c.checkpoint))
-    FROM agent_state.checkpoints AS c
-    GROUP BY c.runtime_agent_id, c.run_id
-    HAVING pg_catalog.min(c.checkpoint) <> 1 OR pg_catalog.max(c.checkpoint) <> pg_catalog.count(*)
-    ORDER BY c.runtime_agent_id, c.run_id;
-
-    RETURN QUERY
-    SELECT 'tool_result_numbering',
-           pg_catalog.format('agent %s: tool call %s', t.runtime_agent_id, t.tool_call_id),
-           pg_catalog.format('%s results numbered %s to %s', pg_catalog.count(*),
-                             pg_catalog.min(t.result_no), pg_catalog.max(t.result_no))
-    FROM agent_state.tool_results AS t
-    GROUP BY t.runtime_agent_id, t.tool_call_id
-    HAVING pg_catalog.min(t.result_no) <> 1 OR pg_catalog.max(t.result_no) <> pg_catalog.count(*)
-    ORDER BY t.runtime_agent_id, t.tool_call_id;
+    SELECT x.kind || '_numbering', pg_catalog.format('agent %s: %s %s', x.agent, x.owner, x.stream),
+           pg_catalog.format('%s %s numbered %s to %s', pg_catalog.count(*), x.items,
+                             pg_catalog.min(x.n), pg_catalog.max(x.n))
+    FROM (
+        SELECT 'checkpoint', c.runtime_agent_id, 'run', c.run_id, 'checkpoints', c.checkpoint
+        FROM agent_state.checkpoints AS c
+        UNION ALL
+        SELECT 'tool_result', t.runtime_agent_id, 'tool call', t.tool_call_id, 'results', t.result_no
+        FROM agent_state.tool_results AS t
+    ) AS x (kind, agent, owner, stream, items, n)
+    GROUP BY x.kind, x.agent, x.owner, x.stream, x.items
+    HAVING pg_catalog.min(x.n) <> 1 OR pg_catalog.max(x.n) <> pg_catalog.count(*)
+    ORDER BY x.kind, x.agent, x.stream;
 
     -- Hosting that grants nothing: its role was dropped (or renamed) after the grant.
     RETURN QUERY

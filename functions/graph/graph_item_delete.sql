@@ -1,7 +1,6 @@
 CREATE FUNCTION agent_state.graph_item_delete(agent uuid, namespace text [], key text)
 RETURNS boolean
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
-SET client_min_messages = warning
 AS $$
 #variable_conflict use_variable
 DECLARE

@@ -24,12 +24,7 @@ DECLARE
 BEGIN
     PERFORM agent_state._bind(agent);
     PERFORM agent_state._json_within(metadata, 'metadata');
-    PERFORM agent_state._need_text_bytes(thread_id, 'thread_id', 1000);
-    PERFORM agent_state._need(checkpoint_ns, 'checkpoint_ns');
-    IF pg_catalog.octet_length(checkpoint_ns) > 1000 THEN
-        RAISE EXCEPTION USING ERRCODE = '22023', MESSAGE = 'checkpoint_ns: longer than 1000 bytes';
-    END IF;
-    PERFORM agent_state._need_text_bytes(checkpoint_id, 'checkpoint_id', 200);
+    PERFORM agent_state._need_graph_checkpoint(thread_id, checkpoint_ns, checkpoint_id);
     -- Optional (a thread's first checkpoint has none), else a checkpoint id.
     IF pg_catalog.octet_length(parent_checkpoint_id) > 200 THEN
         RAISE EXCEPTION USING ERRCODE = '22023', MESSAGE = 'parent_checkpoint_id: longer than 200 bytes';

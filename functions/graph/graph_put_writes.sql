@@ -16,12 +16,7 @@ AS $$
 #variable_conflict use_variable
 BEGIN
     PERFORM agent_state._bind(agent);
-    PERFORM agent_state._need_text_bytes(thread_id, 'thread_id', 1000);
-    PERFORM agent_state._need(checkpoint_ns, 'checkpoint_ns');
-    IF pg_catalog.octet_length(checkpoint_ns) > 1000 THEN
-        RAISE EXCEPTION USING ERRCODE = '22023', MESSAGE = 'checkpoint_ns: longer than 1000 bytes';
-    END IF;
-    PERFORM agent_state._need_text_bytes(checkpoint_id, 'checkpoint_id', 200);
+    PERFORM agent_state._need_graph_checkpoint(thread_id, checkpoint_ns, checkpoint_id);
     PERFORM agent_state._need_text_bytes(task_id, 'task_id', 400);
     -- Optional (null is stored as ''), at most as long as a task id.
     IF pg_catalog.octet_length(task_path) > 4000 OR pg_catalog.length(task_path) > 1000 THEN

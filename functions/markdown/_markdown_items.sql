@@ -33,9 +33,12 @@ DECLARE
     m text [];
     heading text;
     first_line text;
+    starts_item boolean;
 BEGIN
+    -- The document's end ends its last item as a heading would: one more line,
+    -- "#", returns it with the others.
     FOREACH ln IN ARRAY pg_catalog.string_to_array(
-        pg_catalog.replace(document, E'\r\n', E'\n'), E'\n') LOOP
+        pg_catalog.replace(document, E'\r\n', E'\n'), E'\n') || '#'::text LOOP
         n := n + 1;
         ln := pg_catalog.replace(ln, E'\r', '');
         IF in_fence THEN
@@ -58,12 +61,24 @@ BEGIN
         END IF;
 
         m := pg_catalog.regexp_match(ln, E'^ {0,3}[-*](?:[ \t]+(.*))?$');
-        IF m IS NOT NULL AND ln !~ E'^ {0,3}([-*])([ \t]*\\1){2,}[ \t]*$' THEN
-            body := pg_catalog.array_to_string(cur, E'\n');
-            IF cur IS NOT NULL AND NOT skipping AND pg_catalog.btrim(body, E' \t\n') <> '' THEN
-                line_no := cur_line; subject_ref := subj;
-                RETURN NEXT;
-            END IF;
+        starts_item := m IS NOT NULL AND ln !~ E'^ {0,3}([-*])([ \t]*\\1){2,}[ \t]*$';
+        -- Any other line: lazy continuation of an item, or the item ends here.
+        IF NOT starts_item AND cur IS NOT NULL AND NOT prev_blank
+            AND ln !~ '^ {0,3}(#{1,6}([ \t]|$)|```|~~~)'
+            AND ln !~ E'^ {0,3}([-*_])([ \t]*\\1){2,}[ \t]*$' THEN
+            cur := cur || pg_catalog.btrim(ln, E' \t');
+            CONTINUE;
+        END IF;
+        -- The item ends here (the one place an item is returned).
+        body := pg_catalog.array_to_string(cur, E'\n');
+        IF cur IS NOT NULL AND NOT skipping AND pg_catalog.btrim(body, E' \t\n') <> '' THEN
+            line_no := cur_line; subject_ref := subj;
+            RETURN NEXT;
+        END IF;
+        cur := NULL;
+        prev_blank := false;
+
+        IF starts_item THEN
             first_line := pg_catalog.btrim(coalesce(m[1], ''), E' \t');
             -- Empty, or a provenance line of an export: the item is its other lines.
             cur := CASE
@@ -73,25 +88,8 @@ BEGIN
                 ELSE ARRAY[first_line]
             END;
             cur_line := n;
-            prev_blank := false;
             CONTINUE;
         END IF;
-
-        -- Any other line: lazy continuation of an item, or the item ends here.
-        IF cur IS NOT NULL AND NOT prev_blank
-            AND ln !~ '^ {0,3}(#{1,6}([ \t]|$)|```|~~~)'
-            AND ln !~ E'^ {0,3}([-*_])([ \t]*\\1){2,}[ \t]*$' THEN
-            cur := cur || pg_catalog.btrim(ln, E' \t');
-            CONTINUE;
-        END IF;
-        body := pg_catalog.array_to_string(cur, E'\n');
-        IF cur IS NOT NULL AND NOT skipping AND pg_catalog.btrim(body, E' \t\n') <> '' THEN
-            line_no := cur_line; subject_ref := subj;
-            RETURN NEXT;
-        END IF;
-        cur := NULL;
-        prev_blank := false;
-
         IF ln ~ '^ {0,3}(```|~~~)' THEN
             in_fence := true;
             CONTINUE;
@@ -109,10 +107,5 @@ BEGIN
             END IF;
         END IF;
     END LOOP;
-    body := pg_catalog.array_to_string(cur, E'\n');
-    IF cur IS NOT NULL AND NOT skipping AND pg_catalog.btrim(body, E' \t\n') <> '' THEN
-        line_no := cur_line; subject_ref := subj;
-        RETURN NEXT;
-    END IF;
 END
 $$;

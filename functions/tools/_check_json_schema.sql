@@ -25,6 +25,7 @@ DECLARE
     elem jsonb;
     prop record;
     types text [];
+    rule record;
     allowed_types constant text [] := ARRAY['object', 'string', 'integer', 'number', 'boolean', 'array', 'null'];
 BEGIN
     IF depth > 32 THEN
@@ -36,24 +37,39 @@ BEGIN
     END IF;
 
     FOR kw, val IN SELECT e.key, e.value FROM pg_catalog.jsonb_each(schema) AS e LOOP
+        -- The supported keywords, each with the JSON type its value must have and
+        -- what a value of another type is told (type, required and enum take more
+        -- than one type: checked below).
+        SELECT k.jtype, k.refusal INTO rule
+        FROM (VALUES
+            ('type', NULL, NULL),
+            ('properties', 'object', 'must be an object of schemas'),
+            ('required', NULL, NULL),
+            ('enum', NULL, NULL),
+            ('minimum', 'number', 'must be a number'),
+            ('maximum', 'number', 'must be a number'),
+            ('items', 'object', 'must be one schema (an object); tuple form is not supported'),
+            ('additionalProperties', 'boolean', 'must be true or false (schemas are not supported)'),
+            ('description', 'string', 'must be a string'),
+            ('title', 'string', 'must be a string')
+        ) AS k (keyword, jtype, refusal)
+        WHERE k.keyword = kw;
+        IF NOT FOUND THEN
+            RAISE EXCEPTION USING
+                ERRCODE = '22023',
+                MESSAGE = agent_state._json_path(path, kw) || ': unsupported keyword',
+                HINT = 'Supported: type, properties, required, enum, minimum, maximum, items, '
+                    || 'additionalProperties, description, title.';
+        END IF;
+        IF pg_catalog.jsonb_typeof(val) <> rule.jtype THEN
+            RAISE EXCEPTION USING ERRCODE = '22023', MESSAGE = path || '.' || kw || ': ' || rule.refusal;
+        END IF;
         CASE kw
         WHEN 'type' THEN
             IF pg_catalog.jsonb_typeof(val) = 'string' THEN
                 types := ARRAY[val #>> '{}'];
             ELSIF pg_catalog.jsonb_typeof(val) = 'array' AND pg_catalog.jsonb_array_length(val) > 0 THEN
-                IF EXISTS (
-                    SELECT FROM pg_catalog.jsonb_array_elements(val) AS t
-                    WHERE pg_catalog.jsonb_typeof(t) <> 'string'
-                ) THEN
-                    RAISE EXCEPTION USING
-                        ERRCODE = '22023', MESSAGE = path || '.type: every element must be a type name string';
-                END IF;
-                SELECT pg_catalog.array_agg(t) INTO types FROM pg_catalog.jsonb_array_elements_text(val) AS t;
-                IF (SELECT pg_catalog.count(DISTINCT t) FROM pg_catalog.unnest(types) AS t)
-                    <> pg_catalog.cardinality(types) THEN
-                    RAISE EXCEPTION USING
-                        ERRCODE = '22023', MESSAGE = path || '.type: type names must be distinct';
-                END IF;
+                types := agent_state._json_names(val, path || '.type', 'type name');
             ELSE
                 RAISE EXCEPTION USING
                     ERRCODE = '22023',
@@ -68,59 +84,21 @@ BEGIN
                         pg_catalog.array_to_string(allowed_types, ', '));
             END IF;
         WHEN 'properties' THEN
-            IF pg_catalog.jsonb_typeof(val) <> 'object' THEN
-                RAISE EXCEPTION USING
-                    ERRCODE = '22023', MESSAGE = path || '.properties: must be an object of schemas';
-            END IF;
             FOR prop IN SELECT e.key, e.value FROM pg_catalog.jsonb_each(val) AS e LOOP
                 PERFORM agent_state._check_json_schema(
                     prop.value, agent_state._json_path(path || '.properties', prop.key), depth + 1);
             END LOOP;
         WHEN 'required' THEN
-            IF pg_catalog.jsonb_typeof(val) <> 'array' OR EXISTS (
-                SELECT FROM pg_catalog.jsonb_array_elements(val) AS r
-                WHERE pg_catalog.jsonb_typeof(r) <> 'string'
-            ) THEN
-                RAISE EXCEPTION USING
-                    ERRCODE = '22023', MESSAGE = path || '.required: must be an array of property names';
-            END IF;
-            IF (SELECT pg_catalog.count(DISTINCT r) FROM pg_catalog.jsonb_array_elements_text(val) AS r)
-                <> pg_catalog.jsonb_array_length(val) THEN
-                RAISE EXCEPTION USING
-                    ERRCODE = '22023', MESSAGE = path || '.required: property names must be distinct';
-            END IF;
+            PERFORM agent_state._json_names(val, path || '.required', 'property name');
         WHEN 'enum' THEN
             IF pg_catalog.jsonb_typeof(val) <> 'array' OR pg_catalog.jsonb_array_length(val) = 0 THEN
                 RAISE EXCEPTION USING
                     ERRCODE = '22023', MESSAGE = path || '.enum: must be a non-empty array';
             END IF;
-        WHEN 'minimum', 'maximum' THEN
-            IF pg_catalog.jsonb_typeof(val) <> 'number' THEN
-                RAISE EXCEPTION USING ERRCODE = '22023', MESSAGE = path || '.' || kw || ': must be a number';
-            END IF;
         WHEN 'items' THEN
-            IF pg_catalog.jsonb_typeof(val) <> 'object' THEN
-                RAISE EXCEPTION USING
-                    ERRCODE = '22023',
-                    MESSAGE = path || '.items: must be one schema (an object); tuple form is not supported';
-            END IF;
             PERFORM agent_state._check_json_schema(val, path || '.items', depth + 1);
-        WHEN 'additionalProperties' THEN
-            IF pg_catalog.jsonb_typeof(val) <> 'boolean' THEN
-                RAISE EXCEPTION USING
-                    ERRCODE = '22023',
-                    MESSAGE = path || '.additionalProperties: must be true or false (schemas are not supported)';
-            END IF;
-        WHEN 'description', 'title' THEN
-            IF pg_catalog.jsonb_typeof(val) <> 'string' THEN
-                RAISE EXCEPTION USING ERRCODE = '22023', MESSAGE = path || '.' || kw || ': must be a string';
-            END IF;
         ELSE
-            RAISE EXCEPTION USING
-                ERRCODE = '22023',
-                MESSAGE = agent_state._json_path(path, kw) || ': unsupported keyword',
-                HINT = 'Supported: type, properties, required, enum, minimum, maximum, items, '
-                    || 'additionalProperties, description, title.';
+            NULL;  -- the value's type was all there is to check
         END CASE;
     END LOOP;
 

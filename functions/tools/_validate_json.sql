@@ -10,11 +10,10 @@ DECLARE
     types text [];
     ok boolean;
     num numeric;
-    bound numeric;
+    bound text;
     member record;
     missing text;
     extra text;
-    i integer;
 BEGIN
     IF schema ? 'type' THEN
         IF pg_catalog.jsonb_typeof(schema -> 'type') = 'string' THEN
@@ -45,25 +44,17 @@ BEGIN
 
     IF jtype = 'number' THEN
         num := (val #>> '{}')::numeric;
-        IF schema ? 'minimum' THEN
-            bound := (schema ->> 'minimum')::numeric;
-            IF num < bound THEN
-                RAISE EXCEPTION USING
-                    ERRCODE = '22023',
-                    MESSAGE = pg_catalog.format('%s: %s is less than minimum %s', path,
-                                                agent_state._json_excerpt(val),
-                                                agent_state._json_excerpt(schema -> 'minimum'));
-            END IF;
-        END IF;
-        IF schema ? 'maximum' THEN
-            bound := (schema ->> 'maximum')::numeric;
-            IF num > bound THEN
-                RAISE EXCEPTION USING
-                    ERRCODE = '22023',
-                    MESSAGE = pg_catalog.format('%s: %s is greater than maximum %s', path,
-                                                agent_state._json_excerpt(val),
-                                                agent_state._json_excerpt(schema -> 'maximum'));
-            END IF;
+        -- The minimum first; a bound the schema does not have compares as null.
+        bound := CASE
+            WHEN num < (schema ->> 'minimum')::numeric THEN 'minimum'
+            WHEN num > (schema ->> 'maximum')::numeric THEN 'maximum'
+        END;
+        IF bound IS NOT NULL THEN
+            RAISE EXCEPTION USING
+                ERRCODE = '22023',
+                MESSAGE = pg_catalog.format('%s: %s is %s %s %s', path, agent_state._json_excerpt(val),
+                                            CASE bound WHEN 'minimum' THEN 'less than' ELSE 'greater than' END,
+                                            bound, agent_state._json_excerpt(schema -> bound));
         END IF;
     ELSIF jtype = 'object' THEN
         IF schema ? 'required' THEN

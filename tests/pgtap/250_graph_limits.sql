@@ -5,7 +5,7 @@
 -- is read or copied.
 BEGIN;
 SET client_min_messages = warning;
-SELECT plan(43);
+SELECT plan(45);
 
 CREATE ROLE t250_op IN ROLE agent_state_operator;
 \ir _setup.sql
@@ -130,6 +130,12 @@ FROM (VALUES
      'graph_put: a thread_id of 334 CJK characters (1,002 bytes): 22023, not 54000'),
     ($$SELECT agent_state.graph_put(pg_temp.id('a'), 't', pg_temp.cjk(334), '1', NULL, 'json', '\x00', '{}')$$,
      'graph_put: a checkpoint_ns of 1,002 bytes: 22023, not 54000'),
+    ($$SELECT agent_state.graph_put_writes(pg_temp.id('a'), 't', pg_temp.cjk(334), '1', 'task', '', '{0}', '{c}',
+                                           '{json}', ARRAY['\x00'::bytea])$$,
+     'graph_put_writes: a checkpoint_ns of 1,002 bytes: 22023, not 54000'),
+    ($$SELECT agent_state.graph_put_writes(pg_temp.id('a'), 't', '', pg_temp.ascii(201), 'task', '', '{0}', '{c}',
+                                           '{json}', ARRAY['\x00'::bytea])$$,
+     'graph_put_writes: a checkpoint_id of 201 bytes: 22023'),
     ($$SELECT agent_state.graph_put_writes(pg_temp.id('a'), 't', '', '1', 'task', pg_temp.ascii(1001), '{0}', '{c}',
                                            '{json}', ARRAY['\x00'::bytea])$$,
      'graph_put_writes: a task_path of 1,001 characters: 22023'),

@@ -55,7 +55,7 @@ FROM (VALUES
     ('[{"type": "object"}]', 'config_schema: must be a JSON object (a schema)'),
     ('{"type": 42}', 'config_schema.type: must be a type name or a non-empty array of type names'),
     ('{"type": []}', 'config_schema.type: must be a type name or a non-empty array of type names'),
-    ('{"type": ["string", 1]}', 'config_schema.type: every element must be a type name string'),
+    ('{"type": ["string", 1]}', 'config_schema.type: must be an array of type names'),
     ('{"type": ["string", "string"]}', 'config_schema.type: type names must be distinct'),
     ('{"type": "objet"}', 'config_schema.type: unsupported type "objet" (supported: object, string, integer, number, boolean, array, null)'),
     ('{"type": ["string", "date"]}', 'config_schema.type: unsupported type "date" (supported: object, string, integer, number, boolean, array, null)'),

@@ -197,13 +197,20 @@ SELECT fx.agent, fx.run, s.snapshot_id, 'p', 'm', '{}', 5
 FROM pg_temp.fx JOIN agent_state.prompt_snapshots AS s ON s.run_id = fx.run AND s.prompt = 'forged';
 INSERT INTO agent_state.checkpoints (runtime_agent_id, run_id, checkpoint, frontier)
 SELECT fx.agent, fx.run, 99, '{}' FROM pg_temp.fx;
-SELECT pg_catalog.string_agg(v.check_name, ',' ORDER BY v.check_name) AS owner_exec
+INSERT INTO agent_state.tool_results (runtime_agent_id, tool_call_id, result_no, status, output)
+SELECT fx.agent, c.tool_call_id, 9, 'ok', '{}'
+FROM pg_temp.fx JOIN agent_state.tool_calls AS c ON c.runtime_agent_id = fx.agent
+ORDER BY c.tool_call_id
+LIMIT 1;
+SELECT pg_catalog.string_agg(v.check_name || ': ' || v.detail, '; ' ORDER BY v.check_name) AS owner_exec
 FROM agent_state.verify() AS v
-WHERE v.check_name IN ('snapshot_hash', 'run_budget', 'checkpoint_numbering') \gset
+WHERE v.check_name IN ('snapshot_hash', 'run_budget', 'checkpoint_numbering', 'tool_result_numbering') \gset
 ROLLBACK TO SAVEPOINT owner_exec;
-SELECT is(:'owner_exec'::text, 'checkpoint_numbering,run_budget',
-          'the owner''s direct model call and checkpoint skip the insert triggers, '
-          'and verify() reports each');
+SELECT alike(:'owner_exec'::text,
+             'checkpoint_numbering: % checkpoints numbered 1 to 99; run_budget: %; '
+             'tool_result_numbering: % results numbered % to 9',
+             'the owner''s direct model call, checkpoint and tool result skip the insert triggers, '
+             'and verify() reports each (a numbered stream with a gap)');
 
 -- "Own" is the owner of the functions, not of the schema: after ALTER SCHEMA ...
 -- OWNER the functions still run as their owner, and a model call through them
