@@ -16,8 +16,7 @@ RETURNS TABLE (
     namespace text [], key text, value jsonb, created_at timestamptz, updated_at timestamptz,
     score double precision
 )
-LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
-SET client_min_messages = warning
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp SET client_min_messages = warning
 -- The digests are computed over to_jsonb of the rows, whose timestamps read the
 -- same in every session only in UTC (_chain_intact).
 SET "TimeZone" = 'UTC'

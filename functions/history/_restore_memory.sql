@@ -14,8 +14,7 @@ CREATE FUNCTION agent_state._restore_memory(
     reason text
 )
 RETURNS integer
-LANGUAGE sql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
-SET client_min_messages = warning
+LANGUAGE sql SECURITY DEFINER SET search_path = pg_catalog, pg_temp SET client_min_messages = warning
 AS $$
     SELECT agent_state._append_revision(
         e.runtime_agent_id, e.entry_id, e.current_revision, _restore_memory.operation, _restore_memory.body,

@@ -20,8 +20,7 @@
 -- now is now: nothing to write.
 CREATE FUNCTION agent_state.restore_agent(agent uuid, as_of timestamptz, reason text)
 RETURNS TABLE (kind text, object text, operation text, revision integer)
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
-SET client_min_messages = warning
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp SET client_min_messages = warning
 AS $$
 #variable_conflict use_variable
 DECLARE

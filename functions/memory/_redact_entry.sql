@@ -6,8 +6,7 @@
 -- is not redacted yet. Not granted to anyone.
 CREATE FUNCTION agent_state._redact_entry(agent uuid, entry uuid, reason text)
 RETURNS void
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
-SET client_min_messages = warning
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp SET client_min_messages = warning
 AS $$
 #variable_conflict use_variable
 DECLARE

@@ -11,9 +11,7 @@ RETURNS TABLE (
     entry uuid, revision integer, body text, subject uuid, score double precision,
     text_rank double precision, subject_match boolean, age interval
 )
-LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
--- Full-text parsing of a word over 2,047 characters raises a NOTICE per row: noise.
-SET client_min_messages = warning
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp SET client_min_messages = warning
 AS $$
 #variable_conflict use_variable
 DECLARE

@@ -9,9 +9,7 @@ CREATE FUNCTION agent_state.remember(
     visibility text DEFAULT 'perspective'
 )
 RETURNS TABLE (entry uuid, revision integer)
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
--- Full-text parsing of a word over 2,047 characters raises a NOTICE per row: noise.
-SET client_min_messages = warning
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp SET client_min_messages = warning
 AS $$
 #variable_conflict use_variable
 BEGIN

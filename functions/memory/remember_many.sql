@@ -7,8 +7,7 @@
 -- first bad item is named with remember's own error.
 CREATE FUNCTION agent_state.remember_many(agent uuid, memories jsonb)
 RETURNS TABLE (entry uuid, revision integer)
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
-SET client_min_messages = warning
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp SET client_min_messages = warning
 AS $$
 #variable_conflict use_variable
 DECLARE

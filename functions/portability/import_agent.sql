@@ -11,8 +11,7 @@
 -- checks (persona, redactions) still run.
 CREATE FUNCTION agent_state.import_agent(document jsonb)
 RETURNS uuid
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
-SET client_min_messages = warning
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp SET client_min_messages = warning
 AS $$
 #variable_conflict use_variable
 DECLARE

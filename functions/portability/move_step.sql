@@ -23,8 +23,7 @@ CREATE FUNCTION agent_state.move_step(
     document jsonb DEFAULT NULL
 )
 RETURNS jsonb
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
-SET client_min_messages = warning
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp SET client_min_messages = warning
 AS $$
 #variable_conflict use_variable
 DECLARE
