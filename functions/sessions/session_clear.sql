@@ -1,22 +1,10 @@
 -- Retracts every item of the session not retracted yet (the SDK's
--- clear_session); returns how many.
+-- clear_session); returns how many (_session_retract).
 CREATE FUNCTION agent_state.session_clear(agent uuid, conversation uuid)
 RETURNS integer
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+LANGUAGE sql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
-#variable_conflict use_variable
-DECLARE
-    cleared integer;
-BEGIN
-    PERFORM agent_state._bind(agent);
-    PERFORM agent_state._need_session(agent, conversation, true);
-    INSERT INTO agent_state.session_retractions (runtime_agent_id, conversation_id, item_no, kind)
-    SELECT agent, conversation, i.item_no, 'clear'
-    FROM agent_state._session_visible(agent, conversation) AS i
-    ORDER BY i.item_no;
-    GET DIAGNOSTICS cleared = ROW_COUNT;
-    RETURN cleared;
-END
+    SELECT pg_catalog.count(*)::integer FROM agent_state._session_retract(agent, conversation, 'clear') AS r
 $$;
 
 COMMENT ON FUNCTION agent_state.session_clear(uuid, uuid) IS
