@@ -1,5 +1,7 @@
--- Ranked eligible memory for one target. With fill, the rows relevant to the
--- query come first and the newest other eligible entries fill up to max_results
+-- Ranked eligible memory for one target, what recall and context_for return
+-- (before the read checks): the query text made a full-text query by match
+-- ('all' or 'any'), the query embedding checked, the eligible revisions ranked.
+-- With fill, the rows relevant to the query come first and the newest other eligible entries fill up to max_results
 -- (text_rank 0, score 0).
 --
 -- Generic plans, always: the expanded eligibility query costs more to plan than
@@ -9,7 +11,8 @@
 -- as parameters.
 CREATE FUNCTION agent_state._rank_memory(
     agent uuid,
-    query tsquery,
+    query_text text,
+    match text,
     target_conversation uuid,
     target_known boolean,
     target_audience uuid [],
@@ -18,9 +21,7 @@ CREATE FUNCTION agent_state._rank_memory(
     as_of timestamptz,
     fill boolean,
     query_embedding real [],
-    embedding_model text,
-    lexemes tsquery [] DEFAULT NULL,
-    weights double precision [] DEFAULT NULL
+    embedding_model text
 )
 RETURNS TABLE (
     entry uuid, revision integer, body text, subject uuid, score double precision,
@@ -31,6 +32,9 @@ SET plan_cache_mode = force_generic_plan
 AS $$
 #variable_conflict use_variable
 DECLARE
+    query tsquery;
+    lexemes tsquery [];
+    weights double precision [];
     settings jsonb;
     boost double precision := 1.0;
     half_life interval := '30 days'::interval;
@@ -58,6 +62,17 @@ DECLARE
     fwl_whole constant double precision := 2;  -- when a candidate holds every query word
     fwv constant double precision := 1;
 BEGIN
+    -- The full-text query of the text: for match 'any' with the weights of its
+    -- words, rare words counting more (_lexeme_weights, one parse for both);
+    -- else _match_query's (which also refuses a bad match).
+    IF match = 'any' THEN
+        SELECT w.terms, w.lexemes, w.weights INTO query, lexemes, weights
+        FROM agent_state._lexeme_weights(agent, query_text, target_conversation, target_known,
+                                         target_audience, as_of) AS w;
+    ELSE
+        query := agent_state._match_query(query_text, match);
+    END IF;
+    PERFORM agent_state._need_query_embedding(agent, query_embedding, embedding_model);
     -- The profile current at the moment ranked for; profile_revisions holds only
     -- valid settings (_settings_problem), so they are read, not checked.
     SELECT p.settings INTO settings FROM agent_state._profile_at(agent, as_of) AS p;

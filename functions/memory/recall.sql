@@ -19,9 +19,6 @@ SET client_min_messages = warning
 AS $$
 #variable_conflict use_variable
 DECLARE
-    q tsquery;
-    lexemes tsquery [];
-    weights double precision [];
     known boolean := false;
     target_audience uuid [];
 BEGIN
@@ -42,19 +39,11 @@ BEGIN
     -- observed_at, then latest recorded), among those recorded by as_of.
     SELECT t.known, t.audience INTO known, target_audience
     FROM agent_state._conversation_target(agent, conversation, as_of) AS t;
-    q := agent_state._match_query(query, match);
-    IF match = 'any' AND q IS NOT NULL THEN
-        -- Rare words count more (_lexeme_weights).
-        SELECT w.lexemes, w.weights INTO lexemes, weights
-        FROM agent_state._lexeme_weights(agent, query, conversation, known, target_audience,
-                                         as_of) AS w;
-    END IF;
-    PERFORM agent_state._need_query_embedding(agent, query_embedding, embedding_model);
     RETURN QUERY
     SELECT r.entry, r.revision, r.body, r.subject, r.score, r.text_rank, r.subject_match, r.age
-    FROM agent_state._rank_memory(agent, q, conversation, known, target_audience,
+    FROM agent_state._rank_memory(agent, query, match, conversation, known, target_audience,
                                   current_subject, max_results, as_of, false,
-                                  query_embedding, embedding_model, lexemes, weights) AS r
+                                  query_embedding, embedding_model) AS r
     WHERE agent_state._chain_served_memory(agent, r.entry, r.revision, r.body, r.subject);
 END
 $$;
