@@ -262,26 +262,10 @@ BEGIN
         RETURN;
     END IF;
 
-    -- One statement per case, each reading only the source it needs (the
-    -- search, every live entry, or the past), so that each cached generic plan
-    -- holds one scan. The age interval is computed only for the rows returned.
-    IF as_of IS NOT NULL THEN
-        -- The past (recall only, never filled).
-        RETURN QUERY
-        SELECT t.entry_id, t.revision, t.body, t.subject_id, t.score, t.text_rank,
-               coalesce(t.subject_id = current_subject, false),
-               GREATEST(ref_time - t.revised_at, interval '0')
-        FROM (
-            SELECT h.entry_id, h.revision, h.body, h.subject_id, h.revised_at, h.text_rank,
-                   agent_state._memory_score(h.text_rank, h.subject_id, h.revised_at, current_subject,
-                                             boost, ref_time, half_life_s) AS score
-            FROM agent_state._eligible_memory(agent, query, target_conversation, target_known,
-                                              target_audience, as_of, lexemes, weights) AS h
-            ORDER BY 7 DESC, h.revised_at DESC, h.entry_id
-            LIMIT n
-        ) AS t
-        ORDER BY t.score DESC, t.revised_at DESC, t.entry_id;
-    ELSIF query IS NULL AND (current_subject IS NULL OR boost = 0) THEN
+    -- One statement per case (the newest entries, every eligible revision, the
+    -- best matches), so that each cached generic plan holds the scans its case
+    -- needs. The age interval is computed only for the rows returned.
+    IF as_of IS NULL AND query IS NULL AND (current_subject IS NULL OR boost = 0) THEN
         -- No query and no subject factor: the score only decays with age, so
         -- the newest eligible entries are the best ones (same order), read in
         -- memory_entries_recent_idx order without ranking every entry.
@@ -299,7 +283,10 @@ BEGIN
             LIMIT n
         ) AS t
         ORDER BY t.revised_at DESC, t.entry_id;
-    ELSIF query IS NULL THEN
+    ELSIF as_of IS NOT NULL OR query IS NULL THEN
+        -- Every eligible revision ranked: the past (recall only, never
+        -- filled), or every live entry. _eligible_memory reads only the source
+        -- of the case (its branches are chosen by one-time filters).
         RETURN QUERY
         SELECT t.entry_id, t.revision, t.body, t.subject_id, t.score, t.text_rank,
                coalesce(t.subject_id = current_subject, false),
@@ -308,8 +295,8 @@ BEGIN
             SELECT h.entry_id, h.revision, h.body, h.subject_id, h.revised_at, h.text_rank,
                    agent_state._memory_score(h.text_rank, h.subject_id, h.revised_at, current_subject,
                                              boost, ref_time, half_life_s) AS score
-            FROM agent_state._eligible_memory_live(agent, target_conversation, target_known,
-                                                   target_audience) AS h
+            FROM agent_state._eligible_memory(agent, query, target_conversation, target_known,
+                                              target_audience, as_of, lexemes, weights) AS h
             ORDER BY 7 DESC, h.revised_at DESC, h.entry_id
             LIMIT n
         ) AS t
