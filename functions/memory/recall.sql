@@ -24,11 +24,7 @@ DECLARE
 BEGIN
     PERFORM agent_state._bind(agent);
     PERFORM agent_state._need_count(max_results, 'max_results');
-    -- Ages are measured from as_of: it must be a moment (an infinite one has no
-    -- age to decay by).
-    IF NOT pg_catalog.isfinite(as_of) THEN
-        RAISE EXCEPTION USING ERRCODE = '22023', MESSAGE = 'as_of: must be a finite timestamp';
-    END IF;
+    PERFORM agent_state._need_as_of(as_of);
     IF pg_catalog.length(query) > 10000 THEN
         RAISE EXCEPTION USING ERRCODE = '22023', MESSAGE = 'query: longer than 10000 characters';
     END IF;
