@@ -129,8 +129,13 @@ BEGIN
                    agent_state._memory_score(h.text_rank, h.subject_id, h.revised_at,
                                              current_subject, boost, ref_time,
                                              half_life_s) AS score
-            FROM agent_state._eligible_memory(agent, query, target_conversation, target_known,
-                                              target_audience, NULL, lexemes, weights) AS h
+            FROM (
+                -- Kept apart, so the text rank is computed once per row.
+                SELECT s.entry_id, s.revision, s.body, s.subject_id, s.revised_at, s.text_rank
+                FROM agent_state._eligible_memory_search(agent, query, target_conversation,
+                                                         target_known, target_audience, lexemes, weights) AS s
+                OFFSET 0
+            ) AS h
         ) AS t
         ORDER BY t.score DESC, t.revised_at DESC, t.entry_id
         LIMIT n;
@@ -211,25 +216,23 @@ BEGIN
                     -- memory_entries_search_idx, beside the agent and the query
                     -- (a week key holds every agent's entries of that week),
                     -- written out as the index writes it (see sql/memory.sql).
-                    -- Kept apart (OFFSET 0), so the text rank is computed once.
                     SELECT s.entry_id, s.revision, s.subject_id, s.revised_at, s.text_rank
                     FROM agent_state._eligible_memory_search(agent, query, target_conversation,
-                                                             target_known, target_audience,
-                                                             lexemes, weights) AS s
-                    WHERE ARRAY[pg_catalog.floor(
+                                                             target_known, target_audience, lexemes, weights) AS s
+                    WHERE windows IS NOT NULL
+                      AND ARRAY[pg_catalog.floor(
                               EXTRACT(EPOCH FROM s.revised_at - '2000-01-01 00:00:00+00'::timestamptz)
                               / 604800
                           )::bigint] OPERATOR(pg_catalog.&&) windows
+                    UNION ALL
+                    -- Or (windows NULL) every match older than edge.
+                    SELECT s.entry_id, s.revision, s.subject_id, s.revised_at, s.text_rank
+                    FROM agent_state._eligible_memory_search(agent, query, target_conversation,
+                                                             target_known, target_audience, lexemes, weights) AS s
+                    WHERE windows IS NULL AND s.revised_at < edge
+                    -- Kept apart, so the text rank is computed once per row.
                     OFFSET 0
                 ) AS w
-                WHERE windows IS NOT NULL
-                UNION ALL
-                SELECT w.entry_id, w.revision, w.subject_id, w.revised_at, w.text_rank,
-                       agent_state._memory_score(w.text_rank, w.subject_id, w.revised_at,
-                                                 current_subject, boost, ref_time, half_life_s)
-                FROM agent_state._eligible_memory(agent, query, target_conversation, target_known,
-                                                  target_audience, NULL, lexemes, weights) AS w
-                WHERE windows IS NULL AND w.revised_at < edge
             ) AS u
             ORDER BY u.score DESC, u.revised_at DESC, u.entry_id
             LIMIT n
