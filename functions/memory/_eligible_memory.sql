@@ -20,14 +20,17 @@ RETURNS TABLE (
 )
 LANGUAGE sql STABLE
 AS $$
-    -- Now, with a query: the per-agent full-text index.
-    SELECT s.entry_id, s.revision, s.body, s.subject_id, s.revised_at, s.text_rank
-    FROM agent_state._eligible_memory_search(
-        _eligible_memory.agent, _eligible_memory.query, _eligible_memory.target_conversation,
-        _eligible_memory.target_known, _eligible_memory.target_audience,
-        _eligible_memory.lexemes, _eligible_memory.weights
-    ) AS s
-    WHERE _eligible_memory.as_of IS NULL AND _eligible_memory.query IS NOT NULL
+    -- Now, with a query: the per-agent full-text index. Not flattened into the
+    -- caller, so the text rank is computed once per row (the callers use
+    -- text_rank twice: in the score and as a column).
+    (SELECT s.entry_id, s.revision, s.body, s.subject_id, s.revised_at, s.text_rank
+     FROM agent_state._eligible_memory_search(
+         _eligible_memory.agent, _eligible_memory.query, _eligible_memory.target_conversation,
+         _eligible_memory.target_known, _eligible_memory.target_audience,
+         _eligible_memory.lexemes, _eligible_memory.weights
+     ) AS s
+     WHERE _eligible_memory.as_of IS NULL AND _eligible_memory.query IS NOT NULL
+     OFFSET 0)
     UNION ALL
     -- Now, without a query: every live entry.
     SELECT l.entry_id, l.revision, l.body, l.subject_id, l.revised_at, l.text_rank
@@ -38,18 +41,7 @@ AS $$
     WHERE _eligible_memory.as_of IS NULL AND _eligible_memory.query IS NULL
     UNION ALL
     -- The past: the latest revision of each entry created by as_of.
-    SELECT r.entry_id, r.revision, r.body, r.subject_id, r.created_at,
-           CASE WHEN _eligible_memory.query IS NULL THEN 1::double precision
-               WHEN _eligible_memory.lexemes IS NULL
-               THEN pg_catalog.ts_rank(pg_catalog.to_tsvector('english'::regconfig, r.body),
-                                       _eligible_memory.query)::double precision
-               -- match 'any': as _eligible_memory_search ranks it.
-               ELSE (SELECT coalesce(pg_catalog.sum(u.w), 0::double precision)
-                     FROM ROWS FROM (pg_catalog.unnest(_eligible_memory.lexemes),
-                                     pg_catalog.unnest(_eligible_memory.weights)) AS u (q, w)
-                     WHERE pg_catalog.to_tsvector('english'::regconfig, r.body)
-                           OPERATOR(pg_catalog.@@) u.q)
-           END
+    SELECT r.entry_id, r.revision, r.body, r.subject_id, r.created_at, t.text_rank
     FROM (
         SELECT DISTINCT ON (x.entry_id)
                x.entry_id, x.revision, x.operation, x.body, x.subject_id, x.created_at,
@@ -66,6 +58,10 @@ AS $$
         _eligible_memory.target_conversation, _eligible_memory.target_known,
         _eligible_memory.target_audience, _eligible_memory.as_of
     ) AS ok
+    CROSS JOIN LATERAL agent_state._text_rank(
+        pg_catalog.to_tsvector('english'::regconfig, r.body), _eligible_memory.query,
+        _eligible_memory.lexemes, _eligible_memory.weights
+    ) AS t
     WHERE ok.admitted
       AND r.operation <> 'forget'
       AND (_eligible_memory.query IS NULL

@@ -1,7 +1,13 @@
--- The current state, with a query: live entries of the agent matching it, with
--- their text rank (ts_rank; with lexemes and weights, match 'any': the weights of
--- the query lexemes present, see _lexeme_weights), through the per-agent
--- full-text index.
+-- The current state, with a query: the live entries of the agent that match it
+-- and that the target may see (_memory_admits), with their text rank
+-- (_text_rank), through the per-agent full-text index: the agent and the query
+-- are the keys of memory_entries_search_idx on (ARRAY[agent], tsv).
+--
+-- Flattened into its callers (no OFFSET 0 here), so that a caller's condition
+-- on the week of revised_at reaches the index as its third key
+-- (_top_memory_search reads a big agent's matches week by week). A caller that
+-- uses text_rank twice keeps this query apart (OFFSET 0, as _eligible_memory
+-- does), so that the rank is computed once per row.
 CREATE FUNCTION agent_state._eligible_memory_search(
     agent uuid,
     query tsquery,
@@ -21,15 +27,7 @@ RETURNS TABLE (
 )
 LANGUAGE sql STABLE
 AS $$
-    SELECT e.entry_id, e.current_revision, e.body, e.subject_id, e.revised_at,
-           CASE WHEN _eligible_memory_search.lexemes IS NULL
-               THEN pg_catalog.ts_rank(e.tsv, _eligible_memory_search.query)::double precision
-               -- match 'any': the weights of the query lexemes present (_lexeme_weights).
-               ELSE (SELECT coalesce(pg_catalog.sum(u.w), 0::double precision)
-                     FROM ROWS FROM (pg_catalog.unnest(_eligible_memory_search.lexemes),
-                                     pg_catalog.unnest(_eligible_memory_search.weights)) AS u (q, w)
-                     WHERE e.tsv OPERATOR(pg_catalog.@@) u.q)
-           END
+    SELECT e.entry_id, e.current_revision, e.body, e.subject_id, e.revised_at, r.text_rank
     FROM agent_state.memory_entries AS e
     CROSS JOIN LATERAL agent_state._memory_admits(
         _eligible_memory_search.agent, e.entry_id, e.current_revision, e.visibility,
@@ -37,11 +35,12 @@ AS $$
         _eligible_memory_search.target_conversation, _eligible_memory_search.target_known,
         _eligible_memory_search.target_audience, NULL
     ) AS ok
+    CROSS JOIN LATERAL agent_state._text_rank(
+        e.tsv, _eligible_memory_search.query,
+        _eligible_memory_search.lexemes, _eligible_memory_search.weights
+    ) AS r
     WHERE ok.admitted
       AND ARRAY[e.runtime_agent_id] OPERATOR(pg_catalog.@>) ARRAY[_eligible_memory_search.agent]
       AND e.live
       AND e.tsv OPERATOR(pg_catalog.@@) _eligible_memory_search.query
-    -- Not flattened into the caller, so ts_rank runs once per row (the callers
-    -- use text_rank twice: in the score and as a column).
-    OFFSET 0
 $$;

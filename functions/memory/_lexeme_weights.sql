@@ -1,9 +1,10 @@
--- Term rarity for match 'any' (recall, context_for, and the lexical list of
--- hybrid recall): one weight per distinct lexeme of the query text, larger for
--- rarer lexemes, normalised to sum to 1. A revision's text_rank is then the sum
--- of the weights of the query lexemes it contains (_eligible_memory_search and
--- its siblings): 1 when it holds every lexeme, and a rare word (a person's name,
--- an id) counts for more than a common one.
+-- Term rarity for match 'any' (recall, context_for and the lexical list of
+-- hybrid recall): the query of the text (terms: the OR of its lexemes, as
+-- _match_query makes it) and one weight per lexeme (_query_lexemes), larger for
+-- rarer lexemes, normalised to sum to 1, from one parse of the text. A
+-- revision's text_rank is then the sum of the weights of the query lexemes it
+-- contains (_text_rank): 1 when it holds every lexeme, and a rare word (a
+-- person's name, an id) counts for more than a common one.
 --
 --   idf(t)    = ln(1 + (n - df(t) + 0.5) / (df(t) + 0.5))    (BM25's, never negative)
 --   weight(t) = idf(t) / sum of idf over the query's lexemes
@@ -22,8 +23,8 @@
 -- With as_of, the sample is taken by the same rule from the state then: the
 -- newest sample_size entries live at as_of, those the target could see then.
 --
--- NULL lexemes and weights when the text has no lexeme (a query ranked by
--- subject and recency alone). Equal weights when the sample is empty.
+-- NULL terms, lexemes and weights when the text has no lexeme (a query ranked
+-- by subject and recency alone). Equal weights when the sample is empty.
 CREATE FUNCTION agent_state._lexeme_weights(
     agent uuid,
     query text,
@@ -32,26 +33,20 @@ CREATE FUNCTION agent_state._lexeme_weights(
     target_audience uuid [],
     as_of timestamptz,
     OUT lexemes tsquery [],
-    OUT weights double precision []
+    OUT weights double precision [],
+    OUT terms tsquery
 )
 LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp
 AS $$
 #variable_conflict use_variable
 DECLARE
     sample_size constant integer := 1000;
-    words tsquery [];
-    any_word tsquery;
+    words tsquery [] := agent_state._query_lexemes(query);
 BEGIN
-    SELECT pg_catalog.array_agg(
-               ('''' || pg_catalog.replace(pg_catalog.replace(l.lexeme, '\', '\\'), '''', '''''')
-                || '''')::tsquery ORDER BY l.lexeme)
-    INTO words
-    FROM pg_catalog.unnest(pg_catalog.to_tsvector('english'::regconfig, query)) AS l;
     IF words IS NULL THEN
         RETURN;
     END IF;
-    SELECT pg_catalog.string_agg(w.q::text, ' | ')::tsquery INTO any_word
-    FROM pg_catalog.unnest(words) AS w (q);
+    terms := pg_catalog.array_to_string(words, ' | ')::tsquery;
     -- One test per sampled entry (does it hold any query word?), then one per
     -- query word on those that do: most of the sample holds none.
     WITH sample AS MATERIALIZED (
@@ -93,7 +88,7 @@ BEGIN
          LIMIT sample_size)
     ),
     hits AS MATERIALIZED (
-        SELECT x.tsv FROM sample AS x WHERE x.tsv OPERATOR(pg_catalog.@@) any_word
+        SELECT x.tsv FROM sample AS x WHERE x.tsv OPERATOR(pg_catalog.@@) terms
     ),
     idf AS (
         SELECT w.ord, w.q,

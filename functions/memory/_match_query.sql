@@ -1,8 +1,10 @@
--- The full-text query of recall and context_for. match 'all': websearch_to_tsquery
--- (every word, quoted phrases, OR, -not); 'any': the OR of the text's lexemes, so
--- that a revision containing any of them is a candidate, and ts_rank ranks those
--- covering more of them higher. NULL when the text has no lexemes (blank, stop
--- words only, punctuation). Any other match: 22023.
+-- The full-text query of a text. match 'all': websearch_to_tsquery (every word,
+-- quoted phrases, OR, -not); 'any': the OR of the text's lexemes
+-- (_query_lexemes), so that a revision containing any of them is a candidate
+-- (recall and context_for take that query with its term weights from
+-- _lexeme_weights instead, which parses the text once for both). NULL when the
+-- text has no lexemes (blank, stop words only, punctuation). A null match: 22004;
+-- any other: 22023.
 CREATE FUNCTION agent_state._match_query(query text, match text)
 RETURNS tsquery
 LANGUAGE plpgsql IMMUTABLE SET search_path = pg_catalog, pg_temp
@@ -18,11 +20,7 @@ BEGIN
             q := pg_catalog.websearch_to_tsquery('english'::regconfig, query);
         END IF;
     ELSIF match = 'any' THEN
-        SELECT pg_catalog.string_agg(
-                   '''' || pg_catalog.replace(pg_catalog.replace(l.lexeme, '\', '\\'), '''', '''''')
-                   || '''', ' | ')::tsquery
-        INTO q
-        FROM pg_catalog.unnest(pg_catalog.to_tsvector('english'::regconfig, query)) AS l;
+        q := pg_catalog.array_to_string(agent_state._query_lexemes(query), ' | ')::tsquery;
     ELSE
         RAISE EXCEPTION USING ERRCODE = '22023', MESSAGE = 'match: must be ''all'' or ''any''';
     END IF;

@@ -6,8 +6,9 @@
 --   score = text_rank * (1 + subject_boost when subject = current_subject)
 --           * 0.5 ^ (age / recency_half_life)
 --
--- text_rank: ts_rank of the query against the revision's text (1 for every
--- eligible revision when there is no query); age: now() (or as_of) minus the time
+-- text_rank: ts_rank of the query against the revision's text, or for match
+-- 'any' the weight of the query's words it holds (1 for every eligible revision
+-- when there is no query; _text_rank); age: now() (or as_of) minus the time
 -- the revision was written, never negative. subject_boost (default 1.0, a number
 -- from 0 to 1,000,000) and recency_half_life (default '30 days', a positive
 -- interval) come from the agent's settings; a bad setting raises 22023. The decay

@@ -12,9 +12,9 @@
 -- agents (an index 3x the size; the week alone adds 5%), for a window scan
 -- about 0.8 ms faster on a 200,000-entry agent.
 --
--- The index (sql/memory.sql) and _eligible_memory_window write this formula out
--- instead of calling the function (see the index's comment); the owner's
--- functions call it to number weeks.
+-- The index (sql/memory.sql) and the window query of _top_memory_search write
+-- this formula out instead of calling the function (see the index's comment);
+-- the owner's functions call it to number weeks.
 CREATE FUNCTION agent_state._memory_week(revised_at timestamptz)
 RETURNS bigint
 LANGUAGE sql IMMUTABLE

@@ -1,5 +1,7 @@
--- Ranked eligible memory for one target. With fill, the rows relevant to the
--- query come first and the newest other eligible entries fill up to max_results
+-- Ranked eligible memory for one target, what recall and context_for return
+-- (before the read checks): the query text made a full-text query by match
+-- ('all' or 'any'), the query embedding checked, the eligible revisions ranked.
+-- With fill, the rows relevant to the query come first and the newest other eligible entries fill up to max_results
 -- (text_rank 0, score 0).
 --
 -- Generic plans, always: the expanded eligibility query costs more to plan than
@@ -9,7 +11,8 @@
 -- as parameters.
 CREATE FUNCTION agent_state._rank_memory(
     agent uuid,
-    query tsquery,
+    query_text text,
+    match text,
     target_conversation uuid,
     target_known boolean,
     target_audience uuid [],
@@ -18,9 +21,7 @@ CREATE FUNCTION agent_state._rank_memory(
     as_of timestamptz,
     fill boolean,
     query_embedding real [],
-    embedding_model text,
-    lexemes tsquery [] DEFAULT NULL,
-    weights double precision [] DEFAULT NULL
+    embedding_model text
 )
 RETURNS TABLE (
     entry uuid, revision integer, body text, subject uuid, score double precision,
@@ -31,6 +32,9 @@ SET plan_cache_mode = force_generic_plan
 AS $$
 #variable_conflict use_variable
 DECLARE
+    query tsquery;
+    lexemes tsquery [];
+    weights double precision [];
     settings jsonb;
     boost double precision := 1.0;
     half_life interval := '30 days'::interval;
@@ -58,6 +62,17 @@ DECLARE
     fwl_whole constant double precision := 2;  -- when a candidate holds every query word
     fwv constant double precision := 1;
 BEGIN
+    -- The full-text query of the text: for match 'any' with the weights of its
+    -- words, rare words counting more (_lexeme_weights, one parse for both);
+    -- else _match_query's (which also refuses a bad match).
+    IF match = 'any' THEN
+        SELECT w.terms, w.lexemes, w.weights INTO query, lexemes, weights
+        FROM agent_state._lexeme_weights(agent, query_text, target_conversation, target_known,
+                                         target_audience, as_of) AS w;
+    ELSE
+        query := agent_state._match_query(query_text, match);
+    END IF;
+    PERFORM agent_state._need_query_embedding(agent, query_embedding, embedding_model);
     -- The profile current at the moment ranked for; profile_revisions holds only
     -- valid settings (_settings_problem), so they are read, not checked.
     SELECT p.settings INTO settings FROM agent_state._profile_at(agent, as_of) AS p;
@@ -247,26 +262,10 @@ BEGIN
         RETURN;
     END IF;
 
-    -- One statement per case, each reading only the source it needs (the
-    -- search, every live entry, or the past), so that each cached generic plan
-    -- holds one scan. The age interval is computed only for the rows returned.
-    IF as_of IS NOT NULL THEN
-        -- The past (recall only, never filled).
-        RETURN QUERY
-        SELECT t.entry_id, t.revision, t.body, t.subject_id, t.score, t.text_rank,
-               coalesce(t.subject_id = current_subject, false),
-               GREATEST(ref_time - t.revised_at, interval '0')
-        FROM (
-            SELECT h.entry_id, h.revision, h.body, h.subject_id, h.revised_at, h.text_rank,
-                   agent_state._memory_score(h.text_rank, h.subject_id, h.revised_at, current_subject,
-                                             boost, ref_time, half_life_s) AS score
-            FROM agent_state._eligible_memory(agent, query, target_conversation, target_known,
-                                              target_audience, as_of, lexemes, weights) AS h
-            ORDER BY 7 DESC, h.revised_at DESC, h.entry_id
-            LIMIT n
-        ) AS t
-        ORDER BY t.score DESC, t.revised_at DESC, t.entry_id;
-    ELSIF query IS NULL AND (current_subject IS NULL OR boost = 0) THEN
+    -- One statement per case (the newest entries, every eligible revision, the
+    -- best matches), so that each cached generic plan holds the scans its case
+    -- needs. The age interval is computed only for the rows returned.
+    IF as_of IS NULL AND query IS NULL AND (current_subject IS NULL OR boost = 0) THEN
         -- No query and no subject factor: the score only decays with age, so
         -- the newest eligible entries are the best ones (same order), read in
         -- memory_entries_recent_idx order without ranking every entry.
@@ -284,7 +283,10 @@ BEGIN
             LIMIT n
         ) AS t
         ORDER BY t.revised_at DESC, t.entry_id;
-    ELSIF query IS NULL THEN
+    ELSIF as_of IS NOT NULL OR query IS NULL THEN
+        -- Every eligible revision ranked: the past (recall only, never
+        -- filled), or every live entry. _eligible_memory reads only the source
+        -- of the case (its branches are chosen by one-time filters).
         RETURN QUERY
         SELECT t.entry_id, t.revision, t.body, t.subject_id, t.score, t.text_rank,
                coalesce(t.subject_id = current_subject, false),
@@ -293,8 +295,8 @@ BEGIN
             SELECT h.entry_id, h.revision, h.body, h.subject_id, h.revised_at, h.text_rank,
                    agent_state._memory_score(h.text_rank, h.subject_id, h.revised_at, current_subject,
                                              boost, ref_time, half_life_s) AS score
-            FROM agent_state._eligible_memory_live(agent, target_conversation, target_known,
-                                                   target_audience) AS h
+            FROM agent_state._eligible_memory(agent, query, target_conversation, target_known,
+                                              target_audience, as_of, lexemes, weights) AS h
             ORDER BY 7 DESC, h.revised_at DESC, h.entry_id
             LIMIT n
         ) AS t

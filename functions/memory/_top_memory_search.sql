@@ -9,7 +9,7 @@
 --    a big agent, and even finding them all does (the bitmap of 100,000 matches
 --    alone takes about 20 ms), so a big agent skips this.
 -- 2. Windows, newest first (dense agents): the agent's matches revised in a range of
---    weeks (_eligible_memory_window, the index's third column), ranked and
+--    weeks (the index's third column, _memory_week), ranked and
 --    merged into the best n so far. Every row not yet read is older than edge
 --    (the start of the oldest week read), so its score is at most
 --
@@ -129,8 +129,13 @@ BEGIN
                    agent_state._memory_score(h.text_rank, h.subject_id, h.revised_at,
                                              current_subject, boost, ref_time,
                                              half_life_s) AS score
-            FROM agent_state._eligible_memory_search(agent, query, target_conversation,
-                                                     target_known, target_audience, lexemes, weights) AS h
+            FROM (
+                -- Kept apart, so the text rank is computed once per row.
+                SELECT s.entry_id, s.revision, s.body, s.subject_id, s.revised_at, s.text_rank
+                FROM agent_state._eligible_memory_search(agent, query, target_conversation,
+                                                         target_known, target_audience, lexemes, weights) AS s
+                OFFSET 0
+            ) AS h
         ) AS t
         ORDER BY t.score DESC, t.revised_at DESC, t.entry_id
         LIMIT n;
@@ -183,7 +188,8 @@ BEGIN
             -- each of which holds every agent's entries of its week.
             windows := NULL;
         ELSE
-            -- A variable, not a subquery argument, so that the window function inlines.
+            -- A variable (a parameter of the cached plan), so that the week
+            -- condition is an index condition.
             windows := ARRAY(SELECT g.week FROM pg_catalog.generate_series(lo, hi) AS g (week));
         END IF;
         SELECT coalesce(pg_catalog.array_agg(b.entry_id ORDER BY b.score DESC, b.revised_at DESC, b.entry_id), '{}'),
@@ -205,16 +211,28 @@ BEGIN
                 SELECT w.entry_id, w.revision, w.subject_id, w.revised_at, w.text_rank,
                        agent_state._memory_score(w.text_rank, w.subject_id, w.revised_at,
                                                  current_subject, boost, ref_time, half_life_s)
-                FROM agent_state._eligible_memory_window(agent, windows, query, target_conversation,
-                                                         target_known, target_audience, lexemes, weights) AS w
-                WHERE windows IS NOT NULL
-                UNION ALL
-                SELECT w.entry_id, w.revision, w.subject_id, w.revised_at, w.text_rank,
-                       agent_state._memory_score(w.text_rank, w.subject_id, w.revised_at,
-                                                 current_subject, boost, ref_time, half_life_s)
-                FROM agent_state._eligible_memory_search(agent, query, target_conversation,
-                                                         target_known, target_audience, lexemes, weights) AS w
-                WHERE windows IS NULL AND w.revised_at < edge
+                FROM (
+                    -- The matches of these weeks: the week is the third key of
+                    -- memory_entries_search_idx, beside the agent and the query
+                    -- (a week key holds every agent's entries of that week),
+                    -- written out as the index writes it (see sql/memory.sql).
+                    SELECT s.entry_id, s.revision, s.subject_id, s.revised_at, s.text_rank
+                    FROM agent_state._eligible_memory_search(agent, query, target_conversation,
+                                                             target_known, target_audience, lexemes, weights) AS s
+                    WHERE windows IS NOT NULL
+                      AND ARRAY[pg_catalog.floor(
+                              EXTRACT(EPOCH FROM s.revised_at - '2000-01-01 00:00:00+00'::timestamptz)
+                              / 604800
+                          )::bigint] OPERATOR(pg_catalog.&&) windows
+                    UNION ALL
+                    -- Or (windows NULL) every match older than edge.
+                    SELECT s.entry_id, s.revision, s.subject_id, s.revised_at, s.text_rank
+                    FROM agent_state._eligible_memory_search(agent, query, target_conversation,
+                                                             target_known, target_audience, lexemes, weights) AS s
+                    WHERE windows IS NULL AND s.revised_at < edge
+                    -- Kept apart, so the text rank is computed once per row.
+                    OFFSET 0
+                ) AS w
             ) AS u
             ORDER BY u.score DESC, u.revised_at DESC, u.entry_id
             LIMIT n

@@ -20,9 +20,6 @@ DECLARE
     msg_author uuid;
     msg_audience uuid [];
     known boolean := false;
-    q tsquery;
-    lexemes tsquery [];
-    weights double precision [];
 BEGIN
     PERFORM agent_state._bind(agent);
     PERFORM agent_state._need(conversation, 'conversation');
@@ -61,24 +58,12 @@ BEGIN
         END IF;
     END IF;
     -- Relevance to a message: its words (any of them by default), from its first
-    -- 10,000 characters, ranked like recall.
-    IF known THEN
-        q := agent_state._match_query(pg_catalog.left(msg_body, 10000), match);
-        IF match = 'any' AND q IS NOT NULL THEN
-            -- Rare words count more (_lexeme_weights).
-            SELECT w.lexemes, w.weights INTO lexemes, weights
-            FROM agent_state._lexeme_weights(agent, pg_catalog.left(msg_body, 10000), conversation,
-                                             known, msg_audience, NULL) AS w;
-        END IF;
-    ELSIF match IS NULL OR match NOT IN ('all', 'any') THEN
-        PERFORM agent_state._match_query(NULL, match);
-    END IF;
-    PERFORM agent_state._need_query_embedding(agent, query_embedding, embedding_model);
+    -- 10,000 characters, ranked like recall (none without a message).
     RETURN QUERY
     SELECT r.entry, r.revision, r.body, r.subject, r.score, r.text_rank, r.subject_match, r.age
-    FROM agent_state._rank_memory(agent, q, conversation, known, msg_audience,
-                                  msg_author, max_results, NULL, true,
-                                  query_embedding, embedding_model, lexemes, weights) AS r
+    FROM agent_state._rank_memory(agent, pg_catalog.left(msg_body, 10000), match, conversation,
+                                  known, msg_audience, msg_author, max_results, NULL, true,
+                                  query_embedding, embedding_model) AS r
     WHERE agent_state._chain_served_memory(agent, r.entry, r.revision, r.body, r.subject);
 END
 $$;

@@ -19,9 +19,7 @@ DECLARE
 BEGIN
     PERFORM agent_state._bind(agent);
     PERFORM agent_state._need(entry, 'entry');
-    IF NOT pg_catalog.isfinite(as_of) THEN
-        RAISE EXCEPTION USING ERRCODE = '22023', MESSAGE = 'as_of: must be a finite timestamp';
-    END IF;
+    PERFORM agent_state._need_as_of(as_of);
     PERFORM agent_state._need_ref(agent, 'memory entry', entry, 'entry');
     IF conversation IS NOT NULL THEN
         t := agent_state._conversation_target(agent, conversation, as_of);

@@ -17,19 +17,12 @@ LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp S
 AS $$
 #variable_conflict use_variable
 DECLARE
-    q tsquery;
-    lexemes tsquery [];
-    weights double precision [];
     known boolean := false;
     target_audience uuid [];
 BEGIN
     PERFORM agent_state._bind(agent);
     PERFORM agent_state._need_count(max_results, 'max_results');
-    -- Ages are measured from as_of: it must be a moment (an infinite one has no
-    -- age to decay by).
-    IF NOT pg_catalog.isfinite(as_of) THEN
-        RAISE EXCEPTION USING ERRCODE = '22023', MESSAGE = 'as_of: must be a finite timestamp';
-    END IF;
+    PERFORM agent_state._need_as_of(as_of);
     IF pg_catalog.length(query) > 10000 THEN
         RAISE EXCEPTION USING ERRCODE = '22023', MESSAGE = 'query: longer than 10000 characters';
     END IF;
@@ -40,19 +33,11 @@ BEGIN
     -- observed_at, then latest recorded), among those recorded by as_of.
     SELECT t.known, t.audience INTO known, target_audience
     FROM agent_state._conversation_target(agent, conversation, as_of) AS t;
-    q := agent_state._match_query(query, match);
-    IF match = 'any' AND q IS NOT NULL THEN
-        -- Rare words count more (_lexeme_weights).
-        SELECT w.lexemes, w.weights INTO lexemes, weights
-        FROM agent_state._lexeme_weights(agent, query, conversation, known, target_audience,
-                                         as_of) AS w;
-    END IF;
-    PERFORM agent_state._need_query_embedding(agent, query_embedding, embedding_model);
     RETURN QUERY
     SELECT r.entry, r.revision, r.body, r.subject, r.score, r.text_rank, r.subject_match, r.age
-    FROM agent_state._rank_memory(agent, q, conversation, known, target_audience,
+    FROM agent_state._rank_memory(agent, query, match, conversation, known, target_audience,
                                   current_subject, max_results, as_of, false,
-                                  query_embedding, embedding_model, lexemes, weights) AS r
+                                  query_embedding, embedding_model) AS r
     WHERE agent_state._chain_served_memory(agent, r.entry, r.revision, r.body, r.subject);
 END
 $$;

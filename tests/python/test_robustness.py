@@ -4,8 +4,8 @@
   JSON argument over its size or depth limit is refused (22023): the backend's peak
   memory for the refused call stays within what PostgreSQL itself needs to receive
   the argument, plus one copy.
-- Timestamps: recall refuses an infinite as_of (22023 naming it), active_persona
-  documents what infinity means.
+- Timestamps: recall and memory_entry refuse an infinite as_of (22023 naming
+  it), active_persona documents what infinity means.
 - Normal calls emit no NOTICE (full-text parsing of very long words).
 - The Python wrapper maps JSON nested too deep for Python's json module to
   InvalidArgument, like the server's own depth limit.
@@ -156,17 +156,20 @@ def test_json_limits(dsn: str, setup: dict[str, Any], call: str, arg: str, limit
                 assert "nested deeper" not in str(e)
 
 
-def test_recall_refuses_an_infinite_as_of(dsn: str, setup: dict[str, Any]) -> None:
+def test_reads_refuse_an_infinite_as_of(dsn: str, setup: dict[str, Any]) -> None:
+    # One rule for both reads as of a moment (_need_as_of).
+    reads = (
+        "SELECT * FROM agent_state.recall(agent => %s, query => 'x', as_of => %s::timestamptz)",
+        "SELECT * FROM agent_state.memory_entry(agent => %s, entry => gen_random_uuid(),"
+        " as_of => %s::timestamptz)",
+    )
     with psycopg.connect(dsn, autocommit=True) as conn:
-        for moment in ("infinity", "-infinity"):
-            with pytest.raises(
-                psycopg.errors.InvalidParameterValue, match="as_of: must be a finite timestamp"
-            ):
-                conn.execute(
-                    "SELECT * FROM agent_state.recall(agent => %s, query => 'x',"
-                    " as_of => %s::timestamptz)",
-                    [setup["agent"], moment],
-                )
+        for read in reads:
+            for moment in ("infinity", "-infinity"):
+                with pytest.raises(
+                    psycopg.errors.InvalidParameterValue, match="as_of: must be a finite timestamp"
+                ):
+                    conn.execute(read, [setup["agent"], moment])
 
 
 def test_active_persona_at_infinity(store: Store, setup: dict[str, Any], dsn: str) -> None:
