@@ -7,24 +7,17 @@ RETURNS integer
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 #variable_conflict use_variable
-DECLARE
-    t record;
-    n integer := 0;
 BEGIN
     PERFORM agent_state._bind(agent);
     PERFORM agent_state._need(graph_run_ids, 'graph_run_ids');
     PERFORM agent_state._need_text(reason, 'reason', 10000);
-    FOR t IN
-        SELECT c.thread_id, pg_catalog.array_agg(c.checkpoint_ns) AS nss,
-               pg_catalog.array_agg(c.checkpoint_id) AS ids
+    RETURN (
+        SELECT agent_state._graph_purge_threads(agent, pg_catalog.array_agg(c.thread_id),
+                                                pg_catalog.array_agg(c.checkpoint_ns),
+                                                pg_catalog.array_agg(c.checkpoint_id), reason)
         FROM agent_state.graph_checkpoints AS c
         WHERE c.runtime_agent_id = agent AND c.graph_run_id = ANY (graph_run_ids)
-        GROUP BY c.thread_id
-        ORDER BY c.thread_id
-    LOOP
-        n := n + agent_state._graph_purge(agent, t.thread_id, t.nss, t.ids, reason);
-    END LOOP;
-    RETURN n;
+    );
 END
 $$;
 
