@@ -55,10 +55,7 @@ BEGIN
         PERFORM agent_state._missing('snapshot', 'snapshot', snapshot);
     END IF;
     IF snap_run <> run THEN
-        RAISE EXCEPTION USING
-            ERRCODE = '23503',
-            MESSAGE = pg_catalog.format('snapshot: snapshot %s belongs to run %s, not to run %s',
-                                        snapshot, snap_run, run);
+        PERFORM agent_state._wrong_run('snapshot', 'snapshot', snapshot, snap_run, run);
     END IF;
 
     -- What the insert trigger does for other writers (it skips the extension's

@@ -39,10 +39,7 @@ BEGIN
             PERFORM agent_state._missing('model call', 'model_call', model_call);
         END IF;
         IF call_run <> run THEN
-            RAISE EXCEPTION USING
-                ERRCODE = '23503',
-                MESSAGE = pg_catalog.format('model_call: model call %s belongs to run %s, not to run %s',
-                                            model_call, call_run, run);
+            PERFORM agent_state._wrong_run('model call', 'model_call', model_call, call_run, run);
         END IF;
     END IF;
     -- The current grant, enabled (the helper raises 42501 otherwise).

@@ -2,7 +2,7 @@
 -- budget charging and exhaustion, grants, unknown outcomes, and direct DML
 -- attacks on the ledger tables.
 BEGIN;
-SELECT plan(115);
+SELECT plan(116);
 
 CREATE ROLE t220_op IN ROLE agent_state_operator;
 CREATE ROLE t220_ra IN ROLE agent_state_runtime;
@@ -116,7 +116,14 @@ SELECT is(pg_temp.spent('run'), '300/0.25/0 open', 'calls without usage charge n
 CREATE TEMP TABLE n0 AS SELECT pg_temp.ledger_rows() AS n;
 SET ROLE t220_ra;
 SELECT throws_ok($$SELECT agent_state.record_model_call(pg_temp.id('a'), pg_temp.id('run'), pg_temp.id('s2'), 'p', 'm', '{}')$$,
-                 '23503', NULL, 'a snapshot of another run of the same agent: 23503');
+                 '23503', pg_catalog.format('snapshot: snapshot %s belongs to run %s, not to run %s',
+                                            pg_temp.id('s2'), pg_temp.id('run2'), pg_temp.id('run')),
+                 'a snapshot of another run of the same agent: 23503');
+SELECT throws_ok($$SELECT agent_state.record_tool_call(pg_temp.id('a'), pg_temp.id('run'), 't220.search', '{}',
+                                                       model_call => pg_temp.id('mc2'))$$,
+                 '23503', pg_catalog.format('model_call: model call %s belongs to run %s, not to run %s',
+                                            pg_temp.id('mc2'), pg_temp.id('run2'), pg_temp.id('run')),
+                 'a model call of another run of the same agent: 23503');
 SELECT throws_ok($$SELECT agent_state.record_model_call(pg_temp.id('a'), pg_temp.id('run'), pg_temp.id('b_snap'), 'p', 'm', '{}')$$,
                  '23503', NULL, 'another agent''s snapshot: 23503');
 SELECT throws_ok($$SELECT agent_state.record_model_call(pg_temp.id('a'), pg_temp.id('run'), pg_catalog.gen_random_uuid(), 'p', 'm', '{}')$$,
