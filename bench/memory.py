@@ -566,8 +566,11 @@ BEGIN
     SELECT h.entry_id, h.body,
            agent_state._memory_score(h.text_rank, h.subject_id, h.revised_at, NULL, 1.0,
                                      now(), 2592000) AS score
-    FROM agent_state._eligible_memory_search(
-             agent, websearch_to_tsquery('english', query), conversation, known, audience) AS h
+    -- OFFSET 0: the helper is flattened into its callers; kept apart, text_rank
+    -- (used twice here) is computed once per row, as the product does.
+    FROM (SELECT * FROM agent_state._eligible_memory_search(
+              agent, websearch_to_tsquery('english', query), conversation, known, audience)
+          OFFSET 0) AS h
     ORDER BY 3 DESC, h.revised_at DESC, h.entry_id
     LIMIT 10;
 END $$;
@@ -711,7 +714,11 @@ def scan_counts(server: Server, agent: Any, conv: Any, query: str) -> dict[str, 
     its statements read from memory_entries by bitmap scans (each is scored), the
     number of such statements, and the shared buffers the call touched (hit +
     read), from auto_explain's JSON plans of the nested statements."""
-    notices = _recall_plans(server, agent, conv, query, as_json=True)
+    try:
+        notices = _recall_plans(server, agent, conv, query, as_json=True)
+    except psycopg.errors.UndefinedFile:
+        # No auto_explain on this server: the report says n/a for these counts.
+        return {}
     scored = statements = buffers = 0
     for text in notices:
         start = text.find("{")
@@ -855,7 +862,7 @@ def main() -> int:
                     conn.execute(
                         "SELECT indexrelid::regclass::text, pg_relation_size(indexrelid) "
                         "FROM pg_index WHERE indrelid IN ('agent_state.memory_entries'::regclass, "
-                        "'bench_bare.entries'::regclass) ORDER BY 1"
+                        "to_regclass('bench_bare.entries')) ORDER BY 1"
                     ).fetchall()
                 )
                 if big:
