@@ -7,7 +7,7 @@ BEGIN;
 SET client_min_messages = warning;
 SELECT EXISTS (SELECT FROM pg_catalog.pg_available_extensions WHERE name = 'vector') AS has_vector \gset
 \if :has_vector
-SELECT plan(56);
+SELECT plan(58);
 \else
 SELECT plan(19);
 \endif
@@ -232,6 +232,29 @@ SELECT is((SELECT pg_catalog.count(*) FROM agent_state.memory_embeddings AS x
 SET ROLE t150_ra;
 SELECT throws_ok($$SELECT agent_state.attach_embedding(pg_temp.id('a'), pg_temp.id('peanuts'), 1, 'm3', '{1,0,0}')$$,
                  '55000', NULL, 'a redacted entry takes no embedding: 55000');
+RESET ROLE;
+
+-- The fusion's two rules that a single memory's score does not show: near-equal
+-- lexical scores share a rank, and the lexical list weighs 1 when no candidate
+-- holds every word of the query. Two memories match only 'alpha' of 'alpha gamma'
+-- (equal text ranks, both lexical rank 1); the embedding alone orders them.
+SET ROLE t150_op;
+INSERT INTO pg_temp.ids SELECT 'f1', r.entry
+FROM agent_state.remember(pg_temp.id('b'), 'alpha one', pg_temp.id('b_msg')) AS r;
+INSERT INTO pg_temp.ids SELECT 'f2', r.entry
+FROM agent_state.remember(pg_temp.id('b'), 'alpha two', pg_temp.id('b_msg')) AS r;
+SELECT agent_state.attach_embedding(pg_temp.id('b'), pg_temp.id('f1'), 1, 'm', pg_temp.v(0.5)),
+       agent_state.attach_embedding(pg_temp.id('b'), pg_temp.id('f2'), 1, 'm', pg_temp.v(0.1)) \g /dev/null
+SELECT ok((SELECT pg_catalog.abs(r.score - (1.0 / 61 + 1.0 / 61)) < 1e-6
+           FROM agent_state.recall(pg_temp.id('b'), 'alpha gamma', pg_temp.id('b_conv'), match => 'any',
+                                   query_embedding => pg_temp.v(0), embedding_model => 'm') AS r
+           WHERE r.entry = pg_temp.id('f2')),
+          'fusion: equal lexical scores share rank 1, weighing 1 without a whole match (1/61 + 1/61 for the nearer)');
+SELECT ok((SELECT pg_catalog.abs(r.score - (1.0 / 61 + 1.0 / 62)) < 1e-6
+           FROM agent_state.recall(pg_temp.id('b'), 'alpha gamma', pg_temp.id('b_conv'), match => 'any',
+                                   query_embedding => pg_temp.v(0), embedding_model => 'm') AS r
+           WHERE r.entry = pg_temp.id('f1')),
+          'fusion: ... and 1/61 + 1/62 for the farther one');
 RESET ROLE;
 SELECT is_empty($$SELECT * FROM agent_state.verify()$$, 'verify() finds nothing wrong');
 \endif
