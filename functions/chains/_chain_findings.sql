@@ -23,7 +23,7 @@ BEGIN
         RETURN QUERY EXECUTE pg_catalog.format($q$
             SELECT CASE
                        WHEN x.fault = 'unstamped' THEN 'chain_inserted'
-                       WHEN x.fault = 'changed' AND x.same_digest > 1 THEN 'chain_copied'
+                       WHEN x.fault = 'changed' AND coalesce(x.same_digest, d.n) > 1 THEN 'chain_copied'
                        ELSE 'chain_changed'
                    END,
                    pg_catalog.format('agent %%s: %1$s %%s', x.runtime_agent_id,
@@ -31,20 +31,29 @@ BEGIN
                    CASE
                        WHEN x.fault = 'unstamped' THEN 'the record has no digest: it was never written through the API'
                        WHEN x.fault = 'closing' THEN 'the record''s closing update (%2$s) does not match its digest'
-                       WHEN x.same_digest > 1
+                       WHEN coalesce(x.same_digest, d.n) > 1
                            THEN 'the record repeats the digest of another record: a copy'
                        ELSE 'the record''s content or metadata does not match its digest (changed, or moved here)'
                    END
             FROM (
                 SELECT r.runtime_agent_id, pg_catalog.to_jsonb(r) AS j,
                        agent_state._chain_fault(%1$L, pg_catalog.to_jsonb(r)) AS fault,
-                       pg_catalog.count(*) OVER (PARTITION BY r.chain_digest) AS same_digest,
-                       r.chain_at
+                       %3$s AS same_digest, r.chain_digest, r.chain_at
                 FROM agent_state.%1$I AS r
+                WHERE $1 IS NULL OR r.runtime_agent_id = $1
             ) AS x
-            WHERE x.fault IS NOT NULL AND ($1 IS NULL OR x.runtime_agent_id = $1)
+            -- One agent: only its rows are hashed; whether a changed one repeats
+            -- another record's digest (a copy, maybe from another agent) is looked
+            -- up for that row alone.
+            LEFT JOIN LATERAL (
+                SELECT pg_catalog.count(*) AS n FROM agent_state.%1$I AS o
+                WHERE x.fault = 'changed' AND x.same_digest IS NULL AND o.chain_digest = x.chain_digest
+            ) AS d ON true
+            WHERE x.fault IS NOT NULL
             ORDER BY x.runtime_agent_id, x.chain_at
-            $q$, t.tbl, pg_catalog.array_to_string(t.closing, ', '))
+            $q$, t.tbl, pg_catalog.array_to_string(t.closing, ', '),
+            CASE WHEN agent IS NULL THEN 'pg_catalog.count(*) OVER (PARTITION BY r.chain_digest)'
+                 ELSE 'NULL::bigint' END)
         USING agent;
 
         CONTINUE WHEN t.numbered IS NULL;

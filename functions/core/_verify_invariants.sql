@@ -3,8 +3,10 @@
 -- or at any time. The per-row checks are the functions the triggers call, so a
 -- rule has one source; a row that fails is reported, not raised, so one run lists
 -- every problem. Each object names its agent first ("agent <id>: ..."), except a
--- tool's, which is deployment-wide. verify() is its caller.
-CREATE FUNCTION agent_state._verify_invariants()
+-- tool's, which is deployment-wide. verify() is its caller. With scope, only
+-- that agent's rows are read (each query probes the agent's key), and tools not
+-- at all.
+CREATE FUNCTION agent_state._verify_invariants(scope uuid)
 RETURNS TABLE (check_name text, object text, detail text)
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
@@ -23,12 +25,15 @@ BEGIN
     FOR item IN
         SELECT 'memory_entry' AS c, e.runtime_agent_id AS agent, e.entry_id::text AS id, NULL::jsonb AS r
         FROM agent_state.memory_entries AS e
+        WHERE scope IS NULL OR e.runtime_agent_id = scope
         UNION ALL
         SELECT 'memory_redaction', d.runtime_agent_id, d.entry_id::text, NULL::jsonb
         FROM agent_state.memory_redactions AS d
+        WHERE scope IS NULL OR d.runtime_agent_id = scope
         UNION ALL
         SELECT DISTINCT 'persona', p.runtime_agent_id, p.runtime_agent_id::text, NULL::jsonb
         FROM agent_state.persona_revisions AS p
+        WHERE scope IS NULL OR p.runtime_agent_id = scope
         UNION ALL
         SELECT 'memory_revision', v.runtime_agent_id,
                pg_catalog.format('entry %s revision %s', v.entry_id, v.revision),
@@ -38,18 +43,22 @@ BEGIN
                    'evidence_conversations', v.evidence_conversations, 'visibility', v.visibility,
                    'created_at', v.created_at)
         FROM agent_state.memory_revisions AS v
+        WHERE scope IS NULL OR v.runtime_agent_id = scope
         UNION ALL
         SELECT 'message_audience', m.runtime_agent_id, 'message ' || m.message_id,
                pg_catalog.jsonb_build_object('conversation_id', m.conversation_id, 'audience', m.audience)
         FROM agent_state.messages AS m
+        WHERE scope IS NULL OR m.runtime_agent_id = scope
         UNION ALL
         SELECT 'snapshot_sources', s.runtime_agent_id, 'snapshot ' || s.snapshot_id,
                pg_catalog.jsonb_build_object('snapshot_id', s.snapshot_id, 'memory_count', s.memory_count,
                                              'message_count', s.message_count)
         FROM agent_state.prompt_snapshots AS s
+        WHERE scope IS NULL OR s.runtime_agent_id = scope
         UNION ALL
         SELECT 'tool', NULL::uuid, t.tool_name, NULL::jsonb
         FROM agent_state.tools AS t
+        WHERE scope IS NULL
         ORDER BY 1, 2, 3
     LOOP
         BEGIN
@@ -89,7 +98,7 @@ BEGIN
     SELECT 'snapshot_hash', pg_catalog.format('agent %s: snapshot %s', s.runtime_agent_id, s.snapshot_id),
            'prompt_sha256 is not the sha256 of the prompt (and the snapshot is not redacted)'
     FROM agent_state.prompt_snapshots AS s
-    WHERE s.redacted_at IS NULL
+    WHERE (scope IS NULL OR s.runtime_agent_id = scope) AND s.redacted_at IS NULL
       AND s.prompt_sha256 <> pg_catalog.encode(
           pg_catalog.sha256(pg_catalog.convert_to(s.prompt, 'UTF8')), 'hex')
     ORDER BY s.runtime_agent_id, s.snapshot_id;
@@ -118,6 +127,7 @@ BEGIN
             FROM agent_state.tool_calls AS t
             WHERE t.runtime_agent_id = u.runtime_agent_id AND t.run_id = u.run_id
         ) AS tc ON true
+        WHERE scope IS NULL OR u.runtime_agent_id = scope
     ) AS x
     WHERE (x.spent_tokens, x.spent_cost_usd, x.spent_tool_calls)
         IS DISTINCT FROM (x.tokens, x.cost_usd, x.tool_calls)
@@ -132,9 +142,11 @@ BEGIN
     FROM (
         SELECT 'checkpoint', c.runtime_agent_id, 'run', c.run_id, 'checkpoints', c.checkpoint
         FROM agent_state.checkpoints AS c
+        WHERE scope IS NULL OR c.runtime_agent_id = scope
         UNION ALL
         SELECT 'tool_result', t.runtime_agent_id, 'tool call', t.tool_call_id, 'results', t.result_no
         FROM agent_state.tool_results AS t
+        WHERE scope IS NULL OR t.runtime_agent_id = scope
     ) AS x (kind, agent, owner, stream, items, n)
     GROUP BY x.kind, x.agent, x.owner, x.stream, x.items
     HAVING pg_catalog.min(x.n) <> 1 OR pg_catalog.max(x.n) <> pg_catalog.count(*)
@@ -146,7 +158,8 @@ BEGIN
            pg_catalog.format('role %s no longer has this name (now %s): the row grants nothing',
                              h.host::oid, pg_catalog.pg_get_userbyid(h.host))
     FROM agent_state.agent_hosts AS h
-    WHERE pg_catalog.pg_get_userbyid(h.host) OPERATOR(pg_catalog.<>) h.host_name
+    WHERE (scope IS NULL OR h.runtime_agent_id = scope)
+      AND pg_catalog.pg_get_userbyid(h.host) OPERATOR(pg_catalog.<>) h.host_name
     ORDER BY h.runtime_agent_id, h.host_name;
 
     -- Erasure follows the data: a copy (fork_agent) of a redacted entry in any
@@ -157,7 +170,8 @@ BEGIN
     FROM agent_state.memory_redactions AS d
     CROSS JOIN LATERAL agent_state._lineage(d.runtime_agent_id) AS l (id)
     JOIN agent_state.memory_entries AS e ON e.runtime_agent_id = l.id AND e.entry_id = d.entry_id
-    WHERE NOT EXISTS (
+    WHERE (scope IS NULL OR e.runtime_agent_id = scope)
+      AND NOT EXISTS (
         SELECT FROM agent_state.memory_redactions AS x
         WHERE x.runtime_agent_id = e.runtime_agent_id AND x.entry_id = e.entry_id)
     ORDER BY 2, 3;

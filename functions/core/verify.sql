@@ -2,8 +2,9 @@
 -- the hash chains (_chain_findings) and, given a head kept outside the database,
 -- the history up to that head (_chain_head_findings). Operators only: the report
 -- names rows of every agent. It writes nothing, so it runs in a READ ONLY
--- transaction. With an agent, only that agent's rows are reported (tools are
--- deployment-wide and reported only when agent is null).
+-- transaction. With an agent, only that agent's rows are read and reported
+-- (tools are deployment-wide and checked only when agent is null): a move's
+-- check of its copy costs that agent's size, not the shard's.
 CREATE FUNCTION agent_state.verify(agent uuid DEFAULT NULL, expected_head text DEFAULT NULL)
 RETURNS TABLE (check_name text, object text, detail text)
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
@@ -20,10 +21,7 @@ BEGIN
     ) THEN
         PERFORM agent_state._missing('agent', 'agent', verify.agent);
     END IF;
-    RETURN QUERY
-    SELECT v.check_name, v.object, v.detail
-    FROM agent_state._verify_invariants() AS v
-    WHERE verify.agent IS NULL OR pg_catalog.starts_with(v.object, pg_catalog.format('agent %s:', verify.agent));
+    RETURN QUERY SELECT * FROM agent_state._verify_invariants(verify.agent);
     RETURN QUERY SELECT * FROM agent_state._chain_findings(verify.agent);
     IF verify.expected_head IS NOT NULL THEN
         RETURN QUERY SELECT * FROM agent_state._chain_head_findings(verify.agent, verify.expected_head);
