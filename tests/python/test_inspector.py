@@ -458,6 +458,20 @@ def test_inspect_demo_serves_a_throwaway_database() -> None:
     assert left == [], left  # the throwaway cluster went with it
 
 
+def test_inspect_demo_without_the_extra_refuses_before_starting_a_server(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Without the inspect extra, ``inspect --demo`` says which extra to install and
+    exits 1, before any throwaway PostgreSQL is started."""
+    monkeypatch.setitem(sys.modules, "uvicorn", None)  # import uvicorn: ImportError
+    with pytest.raises(SystemExit) as exc:
+        main(["inspect", "--demo"])
+    assert exc.value.code == 1
+    err = capsys.readouterr().err
+    assert "pip install 'agent-state[inspect]'" in err
+    assert "throwaway PostgreSQL" not in err
+
+
 def test_moments_parse_as_postgres_json_and_forms_write_them() -> None:
     from datetime import datetime, timezone
 

@@ -69,6 +69,11 @@ def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Non
     if args.demo:
         if args.dsn:
             parser.error("inspect: --demo starts a throwaway database of its own; omit --dsn")
+        # Refused before a throwaway server is started for nothing.
+        try:
+            _web_server()
+        except StartRefused as e:
+            parser.exit(1, f"agent-state: error: {e}\n")
         args.throwaway = True
 
 
@@ -125,7 +130,8 @@ def add_inspect_command(sub: Any, common: argparse.ArgumentParser) -> None:
     p.set_defaults(func=_cmd_inspect, check=check_args, throwaway=False)
 
 
-def _cmd_inspect(store: Any, args: argparse.Namespace, out: TextIO) -> None:
+def _web_server() -> tuple[Any, Any]:
+    """uvicorn and the app factory; StartRefused naming the extra when missing."""
     try:
         import uvicorn
 
@@ -136,6 +142,11 @@ def _cmd_inspect(store: Any, args: argparse.Namespace, out: TextIO) -> None:
         raise StartRefused(
             f"the inspector's web server is not installed ({e}): pip install 'agent-state[inspect]'"
         ) from e
+    return uvicorn, create_app
+
+
+def _cmd_inspect(store: Any, args: argparse.Namespace, out: TextIO) -> None:
+    uvicorn, create_app = _web_server()
     if args.demo:
         from .._demo import Demo
 
