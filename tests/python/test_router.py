@@ -272,6 +272,37 @@ def test_register_tool_reaches_every_shard_and_check_repairs(deployment: Deploym
     assert revisions("a") == [1, 2]
 
 
+def test_one_failed_repair_does_not_stop_the_others(deployment: Deployment) -> None:
+    """Two agents created on a shard behind the router's back: one with a handle the
+    directory gives another agent (it cannot be entered: 23505, reported), one with
+    a new handle (entered). The first failure does not abort the repair."""
+    ops = agent_state.connect(deployment.router)
+    taken = f"taken-{secrets.token_hex(4)}"
+    owner = ops.create_agent(handle=taken)
+    other = "b" if _directory(deployment)[UUID(str(owner))] == "a" else "a"
+    with psycopg.connect(deployment.shards[other], autocommit=True) as conn:
+        clash = _one(conn, "SELECT agent_state.create_agent(%s)", taken)
+        fresh = _one(conn, "SELECT agent_state.create_agent(%s)", f"fresh-{secrets.token_hex(4)}")
+    with deployment.conn() as conn:
+        rows = conn.execute(
+            "SELECT object, problem, detail, repaired FROM agent_state.shard_check(repair => true)"
+        ).fetchall()
+        found = {r[0]: r for r in rows}
+        assert (found[str(fresh)][1], found[str(fresh)][3]) == ("not_in_directory", True)
+        problem, detail, repaired = found[str(clash)][1:]
+        assert (problem, repaired) == ("not_in_directory", False)
+        assert "not entered: [23505]" in detail
+    assert _directory(deployment)[UUID(str(fresh))] == other
+    assert _directory(deployment)[UUID(str(owner))] != other
+    # An operator resolves the clash by hand: here the stray copy is retired, after
+    # which the shards agree again.
+    with psycopg.connect(deployment.shards[other], autocommit=True) as conn:
+        conn.execute("SELECT agent_state.move_step(%s, 'begin', 'nowhere')", (clash,))
+        conn.execute("SELECT agent_state.move_step(%s, 'retire')", (clash,))
+    with deployment.conn() as conn:
+        assert conn.execute("SELECT count(*) FROM agent_state.shard_check()").fetchone() == (0,)
+
+
 def test_a_mapping_that_fixes_one_user_is_refused(deployment: Deployment, admin_dsn: str) -> None:
     with deployment.conn() as conn:
         with pytest.raises(psycopg.Error) as e:

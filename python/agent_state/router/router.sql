@@ -882,8 +882,14 @@ BEGIN
             problem := 'not_in_directory';
             detail := pg_catalog.format('agent %s is on this shard but not in the directory', a.handle);
             IF repair THEN
-                PERFORM agent_state_router._directory_set(a.agent, a.sname, a.handle);
-                repaired := true;
+                -- One repair that fails (its handle is another agent's in the
+                -- directory: 23505) is reported, and the others still run.
+                BEGIN
+                    PERFORM agent_state_router._directory_set(a.agent, a.sname, a.handle);
+                    repaired := true;
+                EXCEPTION WHEN OTHERS THEN
+                    detail := pg_catalog.format('%s: not entered: [%s] %s', detail, SQLSTATE, SQLERRM);
+                END;
             END IF;
         ELSE
             problem := 'live_elsewhere';
