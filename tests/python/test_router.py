@@ -31,6 +31,7 @@ from uuid import UUID, uuid4
 import psycopg
 import psycopg.sql
 import pytest
+from psycopg.types.json import Jsonb
 
 import agent_state
 from agent_state import router as router_mod
@@ -301,6 +302,31 @@ def test_one_failed_repair_does_not_stop_the_others(deployment: Deployment) -> N
         conn.execute("SELECT agent_state.move_step(%s, 'retire')", (clash,))
     with deployment.conn() as conn:
         assert conn.execute("SELECT count(*) FROM agent_state.shard_check()").fetchone() == (0,)
+
+
+def test_an_orphaned_copy_moved_in_is_retired_by_repair(deployment: Deployment) -> None:
+    """A copy imported on a shard ('in') whose move was undone without reaching that
+    shard (its source is live again): shard_check reports it, and repair retires the
+    copy, leaving the agent live on the shard the directory names."""
+    ops = agent_state.connect(deployment.router)
+    agent = ops.create_agent(handle=f"orphan-{secrets.token_hex(4)}")
+    ops.note(agent=agent, body="stays where it is")
+    src = _directory(deployment)[UUID(str(agent))]
+    dst = "b" if src == "a" else "a"
+    with psycopg.connect(deployment.shards[src], autocommit=True) as conn:
+        doc = _one(conn, "SELECT agent_state.export_agent(%s)", agent)
+    with psycopg.connect(deployment.shards[dst], autocommit=True) as conn:
+        conn.execute("SELECT agent_state.move_step(%s, 'import', %s, %s)", (agent, src, Jsonb(doc)))
+    with deployment.conn() as conn:
+        found = conn.execute(
+            "SELECT shard, problem, repaired FROM agent_state.shard_check(repair => true) "
+            "WHERE object = %s",
+            (str(agent),),
+        ).fetchall()
+        assert found == [(dst, "move_unfinished", True)]
+        assert conn.execute("SELECT count(*) FROM agent_state.shard_check()").fetchone() == (0,)
+    assert _live_on(deployment, agent) == [src]
+    assert [m.body for m in ops.list_memories(agent=agent)] == ["stays where it is"]
 
 
 def test_a_mapping_that_fixes_one_user_is_refused(deployment: Deployment, admin_dsn: str) -> None:

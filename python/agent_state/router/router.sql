@@ -877,6 +877,28 @@ BEGIN
                 done := agent_state_router._resolve(a.agent);
                 detail := detail || ': ' || coalesce(done, 'nothing to do');
                 repaired := done IS NOT NULL;
+            ELSIF repair THEN
+                -- A copy moved in ('in'): settled with its source's row when the
+                -- source is frozen or retired; an orphan (the source is live again,
+                -- its move undone without reaching this shard) is retired here.
+                PERFORM agent_state_router._lock_for_move(a.agent);
+                IF agent_state_router._on_move_step(agent_state_router._server_of(a.sname), a.agent,
+                                                    'state', NULL, NULL) ->> 'state' <> 'in' THEN
+                    detail := detail || ': settled with the move';
+                    repaired := true;
+                ELSIF a.dir_shard IS NOT NULL
+                      AND agent_state_router._on_move_step(agent_state_router._server_of(a.dir_shard), a.agent,
+                                                           'state', NULL, NULL) ->> 'state' = 'live' THEN
+                    PERFORM agent_state_router._on_move_step(agent_state_router._server_of(a.sname), a.agent,
+                                                             'abort', NULL, NULL);
+                    detail := pg_catalog.format('%s: this copy was retired (the agent is live on %s)',
+                                                detail, a.dir_shard);
+                    repaired := true;
+                ELSE
+                    done := agent_state_router._resolve(a.agent);
+                    detail := detail || ': ' || coalesce(done, 'nothing to do');
+                    repaired := done IS NOT NULL;
+                END IF;
             END IF;
         ELSIF a.dir_shard IS NULL THEN
             problem := 'not_in_directory';
