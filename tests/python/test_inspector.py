@@ -193,6 +193,15 @@ def test_a_cut_listing_says_so(
     (it asks for one more row to know), and says nothing when the list is whole."""
     import agent_state.inspector.app as app
 
+    def counts(c: TestClient) -> tuple[str, str]:
+        """The index page's (live memories, runs) cells for the world's agent."""
+        row = ok(c, "/").split(f'/agents/{world.agent}"', 1)[1].split("</tr>", 1)[0]
+        cells = re.findall(r"<td>([^<]*)</td>", row)
+        return cells[-2], cells[-1]
+
+    monkeypatch.setattr(app, "_MAX_LIST", 1)
+    assert counts(client(operator)) == ("1", "1")  # exactly the limit: no "+"
+    monkeypatch.setattr(app, "_MAX_LIST", 1000)
     operator.note(agent=world.agent, body="a second entry")
     operator.start_run(agent=world.agent)
     c = client(operator)
@@ -200,6 +209,7 @@ def test_a_cut_listing_says_so(
     for page, words in pages.items():
         assert words not in ok(c, f"/agents/{world.agent}/{page}"), page
     monkeypatch.setattr(app, "_MAX_LIST", 1)
+    assert counts(c) == ("1+", "1+")
     for page, words in pages.items():
         text = ok(c, f"/agents/{world.agent}/{page}")
         assert f"Only the {'first' if page == 'timeline' else 'newest'} 1 {words}" in text, page

@@ -277,11 +277,13 @@ class _Inspector:
         with self.reading() as s:
             rows = []
             for a in s.list_agents():
-                memories = len(s.list_memories(agent=a.agent, max_results=_MAX_LIST))
-                runs = len(s.list_runs(agent=a.agent, max_results=_MAX_LIST))
+                memories, more_memories = _cut(
+                    s.list_memories(agent=a.agent, max_results=_MAX_LIST + 1)
+                )
+                runs, more_runs = _cut(s.list_runs(agent=a.agent, max_results=_MAX_LIST + 1))
                 counted = {
-                    "memories": f"{memories}+" if memories >= _MAX_LIST else memories,
-                    "runs": f"{runs}+" if runs >= _MAX_LIST else runs,
+                    "memories": f"{len(memories)}+" if more_memories else len(memories),
+                    "runs": f"{len(runs)}+" if more_runs else len(runs),
                 }
                 rows.append({**asdict(a), **counted})
         return self.page("agents.html", agents=rows)
