@@ -182,6 +182,15 @@ def test_moment_picker_shows_the_state_then(operator: Store, world: World) -> No
     # a browser drops trailing zeros of the milliseconds (.5 for .500)
     short = ok(c, f"/agents/{world.agent}/timeline", at="2999-01-01T00:00:00.5")
     assert "State at 2999-01-01 00:00:00.500000+00:00" in short
+    # The input holds milliseconds; the form carries the exact moment beside it, used
+    # while the input still shows it (a change at .123456 is not moved to .123000).
+    exact = "2999-01-01T00:00:00.123456+00:00"
+    page = ok(c, f"/agents/{world.agent}/timeline", at=world.persona_v1_at)
+    assert f'name="at_exact" value="{world.persona_v1_at}"' in page
+    kept = ok(c, f"/agents/{world.agent}/timeline", at="2999-01-01T00:00:00.123", at_exact=exact)
+    assert "State at 2999-01-01 00:00:00.123456+00:00" in kept
+    typed = ok(c, f"/agents/{world.agent}/timeline", at="2999-01-01T00:00:00.124", at_exact=exact)
+    assert "State at 2999-01-01 00:00:00.124000+00:00" in typed
     bad = c.get(f"/agents/{world.agent}/timeline", params={"at": "<b>soon</b>"})
     assert bad.status_code == 400 and "&lt;b&gt;soon" in bad.text
 

@@ -178,6 +178,17 @@ def _parse_moment(value: str | None, name: str) -> datetime | None:
     return moment if moment.tzinfo is not None else moment.replace(tzinfo=timezone.utc)
 
 
+def _picked(params: Any, name: str) -> datetime | None:
+    """A moment from the picker: the input holds milliseconds, so the form also sends
+    the exact moment it was filled with (``<name>_exact``), used while the input
+    still shows it; a moment the user typed is taken as typed."""
+    moment = _parse_moment(params.get(name), name)
+    exact = _parse_moment(params.get(f"{name}_exact"), f"{name}_exact")
+    if moment is not None and exact is not None and _input_value(exact) == _input_value(moment):
+        return exact
+    return moment
+
+
 def _input_value(moment: datetime | None) -> str:
     """A moment as a datetime-local input's value (UTC, milliseconds)."""
     if moment is None:
@@ -432,8 +443,8 @@ class _Inspector:
 
     def timeline(self, request: Request) -> Response:
         agent: UUID = request.path_params["agent"]
-        at = _parse_moment(request.query_params.get("at"), "at")
-        since = _parse_moment(request.query_params.get("since"), "since") if at else None
+        at = _picked(request.query_params, "at")
+        since = _picked(request.query_params, "since") if at else None
         context: dict[str, Any] = {"at": at, "since": since}
         with self.reading() as s:
             handle = self.handle_of(s, agent)
@@ -471,6 +482,8 @@ class _Inspector:
             shown=_MAX_LIST,
             at_input=_input_value(at),
             since_input=_input_value(since),
+            at_exact=at.isoformat() if at else "",
+            since_exact=since.isoformat() if since else "",
             **context,
         )
 

@@ -251,6 +251,8 @@ _TIMELINE = """\
 <input type="datetime-local" name="at" step="0.001" value="{{ at_input }}"></label>
 <label>compare with an earlier moment (UTC, optional)
 <input type="datetime-local" name="since" step="0.001" value="{{ since_input }}"></label>
+<input type="hidden" name="at_exact" value="{{ at_exact }}">
+<input type="hidden" name="since_exact" value="{{ since_exact }}">
 <button type="submit">show</button>
 {% if at %}<a href="/agents/{{ agent_id }}/timeline">now</a>{% endif %}
 </form>
