@@ -15,9 +15,9 @@ DECLARE
     is_operator boolean;
     move_state text;
 BEGIN
-    -- _need's rule and message, inline: this runs first in every call.
+    -- Tested inline (this runs first in every call); _need raises.
     IF agent IS NULL THEN
-        RAISE EXCEPTION USING ERRCODE = '22004', MESSAGE = 'agent: must not be null';
+        PERFORM agent_state._need(agent, 'agent');
     END IF;
     -- The caller once; the operator test is _caller_is_operator() inlined (this
     -- runs first in every call).

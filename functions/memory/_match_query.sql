@@ -13,7 +13,7 @@ DECLARE
     q tsquery;
 BEGIN
     IF match IS NULL THEN
-        RAISE EXCEPTION USING ERRCODE = '22004', MESSAGE = 'match: must not be null';
+        PERFORM agent_state._need(match, 'match');
     END IF;
     IF match = 'all' THEN
         IF pg_catalog.btrim(query, E' \t\r\n') <> '' THEN
