@@ -4,7 +4,7 @@
 -- commits on its shard by itself, so ROLLBACK at the end undoes nothing there: the
 -- handles are unique per run.
 BEGIN;
-SELECT plan(24);
+SELECT plan(25);
 
 CREATE TEMP TABLE v (k text PRIMARY KEY, u uuid, t text);
 GRANT ALL ON ALL TABLES IN SCHEMA pg_temp TO PUBLIC;
@@ -53,6 +53,9 @@ SELECT is((SELECT pg_catalog.array_agg(operation ORDER BY revision)
 SELECT throws_ok(pg_catalog.format('SELECT agent_state.note(%L, %L)', pg_catalog.gen_random_uuid(), 'x'),
                  'P0002', NULL, 'an operator naming an agent no shard holds: P0002');
 SELECT throws_ok('SELECT agent_state.note(NULL, ''x'')', '22004', NULL, 'agent null: 22004');
+SELECT throws_ok(pg_catalog.format('SELECT agent_state.fork_agent(%L, %L)', pg_catalog.gen_random_uuid(),
+                                   pg_temp.h('r010-one')),
+                 'P0002', NULL, 'fork_agent of an unknown agent: P0002 first, even when the handle is taken');
 SELECT throws_ok(pg_catalog.format('SELECT agent_state.note(%L, %L)', pg_temp.id('a2'), ''), '22023',
                  NULL, 'an empty body: 22023');
 SELECT throws_ok('SELECT agent_state.register_tool(''r010.tool'', ''1'', ''{"type": "bogus"}'')', '22023',

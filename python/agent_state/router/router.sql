@@ -374,8 +374,10 @@ DECLARE
     r record;
     new_id uuid;
 BEGIN
+    -- The shard gives the answer one server gives (22004, 42501, P0002 for an
+    -- unknown agent) before any handle is reserved: one server binds the agent first.
     IF agent IS NULL OR handle IS NULL OR NOT agent_state_router._is_operator()
-       OR NOT EXISTS (SELECT FROM agent_state_router._servers() AS s WHERE s.server = srv) THEN
+       OR NOT EXISTS (SELECT FROM agent_state_router._directory_entry(agent)) THEN
         RETURN agent_state_router._on_fork_agent(srv, agent, handle, as_of, display_name);
     END IF;
     SELECT * INTO r FROM agent_state_router._reserve(handle, NULL,
