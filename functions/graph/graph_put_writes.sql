@@ -22,8 +22,12 @@ BEGIN
     IF pg_catalog.octet_length(task_path) > 4000 OR pg_catalog.length(task_path) > 1000 THEN
         RAISE EXCEPTION USING ERRCODE = '22023', MESSAGE = 'task_path: longer than 1000 characters';
     END IF;
+    -- One test on the hot path; _need names the first null array.
     IF idxs IS NULL OR channels IS NULL OR value_types IS NULL OR writes_values IS NULL THEN
-        RAISE EXCEPTION USING ERRCODE = '22004', MESSAGE = 'idxs: the write arrays must not be null';
+        PERFORM agent_state._need(idxs, 'idxs');
+        PERFORM agent_state._need(channels, 'channels');
+        PERFORM agent_state._need(value_types, 'value_types');
+        PERFORM agent_state._need(writes_values, 'writes_values');
     END IF;
     IF NOT (pg_catalog.cardinality(idxs) = pg_catalog.cardinality(channels)
             AND pg_catalog.cardinality(idxs) = pg_catalog.cardinality(value_types)

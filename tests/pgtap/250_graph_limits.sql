@@ -5,7 +5,7 @@
 -- is read or copied.
 BEGIN;
 SET client_min_messages = warning;
-SELECT plan(45);
+SELECT plan(46);
 
 CREATE ROLE t250_op IN ROLE agent_state_operator;
 \ir _setup.sql
@@ -152,6 +152,11 @@ FROM (VALUES
     ($$SELECT agent_state.graph_copy_thread(pg_temp.id('a'), 't', pg_temp.cjk(334))$$,
      'graph_copy_thread: a target_thread_id of 1,002 bytes: 22023')
 ) AS t (s, d);
+
+-- A null write array is named (all four were once reported as idxs).
+SELECT throws_ok($$SELECT agent_state.graph_put_writes(pg_temp.id('a'), 't', '', '1', 'task', '', '{0}', '{c}',
+                                                       NULL, ARRAY['\x00'::bytea])$$,
+                 '22004', 'value_types: must not be null', 'graph_put_writes: a null value_types is named');
 
 -- Counts name the argument at fault (skip was once reported as max_results).
 SELECT throws_ok($$SELECT * FROM agent_state.graph_item_search(pg_temp.id('a'), NULL, skip => -1)$$,
