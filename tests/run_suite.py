@@ -527,19 +527,26 @@ def stage_pgtap(res: Result, ctx: Context) -> None:
     if not files:
         res.note("no tests/pgtap/*.sql files")
         return
+    pg_prove(res, ctx.server, TEST_DB, files, ctx.test_env)
+
+
+def pg_prove(res: Result, server: Server, db: str, files: list[Path], env: dict[str, str]) -> None:
+    """pg_prove over files in database db, counted into res; a missing pg_prove fails."""
     if not shutil.which("pg_prove"):
-        res.failed = 1
+        res.failed += 1
         res.note("pg_prove not found (apt install libtap-parser-sourcehandler-pgtap-perl)")
         return
-    p = ctx.server.params
-    cmd = ["pg_prove", "--ext", ".sql", "-d", TEST_DB, "-U", ctx.server.user]
+    p = server.params
+    cmd = ["pg_prove", "--ext", ".sql", "-d", db, "-U", server.user]
     if p.get("host"):
         cmd += ["-h", str(p["host"])]
     if p.get("port"):
         cmd += ["-p", str(p["port"])]
     cmd += [str(f.relative_to(ROOT)) for f in files]
-    rc, out = run(cmd, env=ctx.test_env)
-    res.passed, res.failed = parse_pg_prove(out, rc)
+    rc, out = run(cmd, env=env)
+    passed, failed = parse_pg_prove(out, rc)
+    res.passed += passed
+    res.failed += failed
 
 
 def parse_pg_prove(out: str, rc: int) -> tuple[int, int]:
@@ -692,36 +699,32 @@ def stage_pytest(res: Result, ctx: Context) -> None:
     if ctx.server is None:
         res.failed = 1
         return
+    # The router stage runs test_router.py.
+    pytest(res, ["tests/python", "--ignore=tests/python/test_router.py"], ctx.test_env, "pytest")
+
+
+def pytest(res: Result, args: list[str], env: dict[str, str], label: str) -> None:
+    """pytest with args, counted into res from its JUnit report. No report, or an exit
+    status other than 0 and 1 with no failure counted, fails; so does collecting
+    nothing (a filter that deselects every test)."""
     with tempfile.TemporaryDirectory(prefix="agent_state_pytest_") as tmp:
         junit = Path(tmp) / "junit.xml"
-        cmd = [
-            sys.executable,
-            "-m",
-            "pytest",
-            "tests/python",
-            "--ignore=tests/python/test_router.py",  # the router stage runs it
-            "-p",
-            "no:cacheprovider",
-            f"--junitxml={junit}",
-            "-ra",
-        ]
-        rc, _ = run(cmd, env=ctx.test_env)
-        if rc == 5:
-            res.note("pytest collected no tests (not a failure by itself)")
-            return
+        cmd = [sys.executable, "-m", "pytest", *args, "-p", "no:cacheprovider",
+               f"--junitxml={junit}", "-ra"]  # fmt: skip
+        rc, _ = run(cmd, env=env)
         counts = parse_junit(junit)
-        if counts is None:
-            res.failed = 1
-            res.note(f"pytest exited with {rc} and wrote no report")
+        if counts is None or rc == 5:
+            res.failed += 1
+            res.note(f"{label}: pytest exited with {rc} and ran no test")
             return
         tests, failures, errors, skipped = counts
-        res.passed = tests - failures - errors - skipped
-        res.failed = failures + errors
+        res.passed += tests - failures - errors - skipped
+        res.failed += failures + errors
         if skipped:
-            res.note(f"{skipped} skipped")
-        if rc not in (0, 1) and res.failed == 0:
-            res.failed = 1
-            res.note(f"pytest exited with {rc}")
+            res.note(f"{label}: {skipped} skipped")
+        if rc not in (0, 1) and failures + errors == 0:
+            res.failed += 1
+            res.note(f"{label}: pytest exited with {rc}")
 
 
 def parse_junit(path: Path) -> tuple[int, int, int, int] | None:
@@ -814,49 +817,11 @@ def stage_router(res: Result, ctx: Context) -> None:
         return
     with server.connect(ROUTER_DB) as conn:
         conn.execute("CREATE EXTENSION IF NOT EXISTS pgtap")
-    pgtap = sorted((TESTS / "router").glob("*.sql"))
-    if shutil.which("pg_prove") and pgtap:
-        p = server.params
-        prove = ["pg_prove", "--ext", ".sql", "-d", ROUTER_DB, "-U", server.user]
-        if p.get("host"):
-            prove += ["-h", str(p["host"])]
-        if p.get("port"):
-            prove += ["-p", str(p["port"])]
-        rc, out = run(prove + [str(f.relative_to(ROOT)) for f in pgtap], env=env)
-        passed, failed = parse_pg_prove(out, rc)
-        res.passed += passed
-        res.failed += failed
-    else:
-        res.note("pg_prove not found: the router's pgTAP file was not run")
-    for label, files, extra_env in (
-        ("router tests", ["tests/python/test_router.py"], {}),
-        ("through the router", list(ROUTER_PYTEST), {"AGENT_STATE_TEST_DSN": router_dsn}),
-    ):
-        with tempfile.TemporaryDirectory(prefix="agent_state_router_") as tmp:
-            junit = Path(tmp) / "junit.xml"
-            cmd = [
-                sys.executable,
-                "-m",
-                "pytest",
-                *files,
-                "-p",
-                "no:cacheprovider",
-                f"--junitxml={junit}",
-                "-ra",
-            ]
-            if label == "through the router":
-                cmd += ["-k", " and ".join(f"not {t}" for t in ROUTER_DESELECT)]
-            rc, _ = run(cmd, env={**env, **extra_env})
-            counts = parse_junit(junit)
-            if counts is None:
-                res.failed += 1
-                res.note(f"{label}: pytest exited with {rc} and wrote no report")
-                continue
-            tests, failures, errors, skipped = counts
-            res.passed += tests - failures - errors - skipped
-            res.failed += failures + errors
-            if skipped:
-                res.note(f"{label}: {skipped} skipped")
+    pg_prove(res, server, ROUTER_DB, sorted((TESTS / "router").glob("*.sql")), env)
+    pytest(res, ["tests/python/test_router.py"], env, "router tests")
+    deselect = " and ".join(f"not {t}" for t in ROUTER_DESELECT)
+    pytest(res, [*ROUTER_PYTEST, "-k", deselect], {**env, "AGENT_STATE_TEST_DSN": router_dsn},
+           "through the router")  # fmt: skip
 
 
 def stage_crash(res: Result, ctx: Context) -> None:

@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict
 from datetime import datetime, timezone
+from functools import partial
 from typing import Any, TypeVar
 from urllib.parse import quote
 from uuid import UUID
@@ -187,6 +188,13 @@ def _picked(params: Any, name: str) -> datetime | None:
     if moment is not None and exact is not None and _input_value(exact) == _input_value(moment):
         return exact
     return moment
+
+
+def _evidence(store: Store, agent: UUID, memory: Any) -> list[Any]:
+    """The evidence messages of a list_memories row's current revision (memory_history)."""
+    history = store.memory_history(agent=agent, entry=memory.entry)
+    current = next((h for h in history if h.revision == memory.revision), None)
+    return list(current.source_messages or []) if current is not None else []
 
 
 def _input_value(moment: datetime | None) -> str:
@@ -398,6 +406,7 @@ class _Inspector:
             handle = self.handle_of(s, agent)
             conversations = s.list_conversations(agent=agent, max_results=_MAX_LIST)
             rows: list[Any] = []
+            cut = False
             ledger = None
             conversation: UUID | None = None
             if chosen is not None:
@@ -406,18 +415,17 @@ class _Inspector:
                 except ValueError:
                     raise InvalidArgument(f"conversation: not an id: {chosen[:40]!r}") from None
                 ledger = self.ledger(s, agent)
-                memories = s.list_memories(
-                    agent=agent, include_forgotten=True, max_results=_MAX_LIST
+                memories, cut = _cut(
+                    s.list_memories(agent=agent, include_forgotten=True, max_results=_MAX_LIST + 1)
                 )
                 for m in memories:
                     admitted = s.memory_entry(agent=agent, entry=m.entry, conversation=conversation)
-                    history = s.memory_history(agent=agent, entry=m.entry)
-                    current = next((h for h in history if h.revision == m.revision), None)
                     if admitted is not None:
-                        rule = why_eligible(m, current, conversation, ledger)
+                        rule = why_eligible(m, conversation, ledger)
                         rows.append({"m": m, "eligible": True, "rule": rule, "details": []})
                     else:
-                        rule, reason, details = why_not_eligible(m, current, conversation, ledger)
+                        evidence = partial(_evidence, s, agent, m)
+                        rule, reason, details = why_not_eligible(m, evidence, conversation, ledger)
                         rows.append(
                             {
                                 "m": m,
@@ -439,6 +447,8 @@ class _Inspector:
             rows=rows,
             operator_view=ledger is not None,
             eligible_count=sum(1 for r in rows if r["eligible"]),
+            cut=cut,
+            shown=_MAX_LIST,
         )
 
     def timeline(self, request: Request) -> Response:

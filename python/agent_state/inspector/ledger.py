@@ -15,6 +15,7 @@ from ``export_agent``), following SPEC's three eligibility rules.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 from uuid import UUID
@@ -166,22 +167,23 @@ class Ledger:
 
 def why_not_eligible(
     state: Any,
-    current: Any,
+    evidence_of: Callable[[], list[Any]],
     conversation: UUID,
     ledger: Ledger | None,
 ) -> tuple[str, str, list[str]]:
     """(rule, reason, details) for an entry that memory_entry(conversation) did not return.
 
-    ``state``: its list_memories row; ``current``: the memory_history row of its current
-    revision (visibility, source_type, source_messages); ``ledger``: export_agent's rows,
-    or None when this role may not read them (then the reason names the rule only).
+    ``state``: its list_memories row (the current revision's visibility and source type);
+    ``evidence_of``: the current revision's evidence messages (memory_history), asked for
+    only when the explanation names them; ``ledger``: export_agent's rows, or None when
+    this role may not read them (then the reason names the rule only).
     """
     if not state.live:
         redacted = ledger is not None and str(state.entry) in ledger.redacted
         what = "redacted" if redacted else "forgotten"
         return "rule 1", f"the entry is {what}: only live entries enter a context", []
-    evidence = [str(m) for m in (current.source_messages if current is not None else []) or []]
-    if current is not None and current.visibility == "conversation":
+    evidence = [str(m) for m in evidence_of()] if ledger is not None else []
+    if state.visibility == "conversation":
         if ledger is None:
             return (
                 "rule 2",
@@ -247,16 +249,15 @@ def why_not_eligible(
             f"a sharing grant admits revision {s['revision']} here, not the current "
             f"revision {state.revision} (grants are revision-specific: rule 3)"
         )
-    visibility = current.visibility if current is not None else "perspective"
     return (
         "rule 2",
-        f"visibility '{visibility}': not everyone in this conversation's audience could observe "
-        "its evidence, and no sharing grant admits its current revision here",
+        f"visibility '{state.visibility}': not everyone in this conversation's audience could "
+        "observe its evidence, and no sharing grant admits its current revision here",
         details,
     )
 
 
-def why_eligible(state: Any, current: Any, conversation: UUID, ledger: Ledger | None) -> str:
+def why_eligible(state: Any, conversation: UUID, ledger: Ledger | None) -> str:
     """Which rule admits an entry memory_entry(conversation) returned (best derivation)."""
     if ledger is not None:
         for s in ledger.shares(state.entry):
@@ -268,7 +269,7 @@ def why_eligible(state: Any, current: Any, conversation: UUID, ledger: Ledger | 
                 return "rule 3: a sharing grant for this revision and conversation"
     if state.source_type == "operator":
         return "rule 2: an operator note restricts nobody"
-    if current is not None and current.visibility == "conversation":
+    if state.visibility == "conversation":
         return "rule 2: visibility 'conversation', and its evidence came from this conversation"
     return "rule 2: everyone in this conversation's audience could observe its evidence"
 

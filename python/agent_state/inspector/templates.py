@@ -220,6 +220,7 @@ _ELIGIBLE = """\
 {% if not conversations %}<p>No conversations.</p>{% endif %}
 {% if chosen %}
 <h2>{{ eligible_count }} of {{ rows | length }} entries may enter {{ chosen_name }}</h2>
+{% if cut %}<p class="warn">Only the newest {{ shown }} entries are shown.</p>{% endif %}
 <p class="muted">Whether an entry may enter is memory_entry(agent, entry, conversation)'s
 answer (the database's eligibility rules). The rule shown is derived from what the read
 functions return: the entry's state (list_memories), its current revision's visibility and
