@@ -170,7 +170,10 @@ BEGIN
     FROM agent_state.memory_redactions AS d
     CROSS JOIN LATERAL agent_state._lineage(d.runtime_agent_id) AS l (id)
     JOIN agent_state.memory_entries AS e ON e.runtime_agent_id = l.id AND e.entry_id = d.entry_id
-    WHERE (scope IS NULL OR e.runtime_agent_id = scope)
+    -- With scope: the redactions of its lineage only (the lineage is symmetric),
+    -- each condition on one table so that it filters that table's scan.
+    WHERE (scope IS NULL OR d.runtime_agent_id IN (SELECT agent_state._lineage(scope)))
+      AND (scope IS NULL OR e.runtime_agent_id = scope)
       AND NOT EXISTS (
         SELECT FROM agent_state.memory_redactions AS x
         WHERE x.runtime_agent_id = e.runtime_agent_id AND x.entry_id = e.entry_id)

@@ -1,7 +1,8 @@
 -- Is the entry redacted in this agent? It is once it has a redaction record
--- (memory_redactions), whatever its revisions say. A SQL function with no SET
--- clause, so that it is inlined into its callers (SECURITY DEFINER functions and
--- triggers with a pinned search_path) as the EXISTS it stands for.
+-- (memory_redactions), whatever its revisions say. For per-row checks (guards,
+-- _check_entry_state, redact's loop): a subquery keeps PostgreSQL from inlining
+-- it, so set-based queries write the EXISTS themselves. No SET clause: it runs
+-- under its callers' pinned search_path and is granted to no one.
 CREATE FUNCTION agent_state._redacted(agent uuid, entry uuid)
 RETURNS boolean
 LANGUAGE sql STABLE

@@ -4,7 +4,7 @@
 -- nothing; a retired copy answers as for an unknown agent; a step in the wrong
 -- state is 55000; both functions are for operators only.
 BEGIN;
-SELECT plan(20);
+SELECT plan(22);
 
 \ir _setup.sql
 
@@ -60,6 +60,8 @@ SELECT throws_ok($$SELECT agent_state.note(pg_temp.id('a'), 'after the move')$$,
                  'a retired copy answers as for an unknown agent');
 SELECT ok(NOT EXISTS (SELECT FROM agent_state.list_agents() WHERE agent = pg_temp.id('a')),
           'and is not listed');
+SELECT throws_ok($$SELECT agent_state.find_agent('t540-a')$$, 'P0002', NULL,
+                 'nor found by its handle');
 RESET ROLE;
 -- A copy moved in and not yet live (written as move_step's import leaves it) is
 -- not listed either: through a router the source lists the agent.
@@ -67,6 +69,8 @@ INSERT INTO agent_state.agent_moves (agent, state, peer) VALUES (pg_temp.id('b')
 SET ROLE t540_op;
 SELECT ok(NOT EXISTS (SELECT FROM agent_state.list_agents() WHERE agent = pg_temp.id('b')),
           'a copy moved in and not yet live is not listed');
+SELECT throws_ok($$SELECT agent_state.find_agent('t540-b')$$, 'P0002', NULL,
+                 'nor found by its handle');
 RESET ROLE;
 SET ROLE t540_rt;
 SELECT throws_ok($$SELECT agent_state.note(pg_temp.id('a'), 'after the move')$$, '42501', NULL,
