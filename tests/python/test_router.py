@@ -337,6 +337,14 @@ def test_a_mapping_that_fixes_one_user_is_refused(deployment: Deployment, admin_
                 (_shard_dsn(admin_dsn, "postgres") + " user=postgres",),
             )
         assert e.value.sqlstate == "22023"
+        # A URI naming the user in its query is refused too.
+        host = conn.execute("SELECT coalesce(inet_server_addr()::text, 'localhost')").fetchone()
+        with pytest.raises(psycopg.Error) as e:
+            conn.execute(
+                "SELECT agent_state.add_shard('c', %s)",
+                (f"postgresql://{host[0] if host else 'localhost'}/x?user=postgres",),
+            )
+        assert e.value.sqlstate == "22023"
         assert conn.execute(
             "SELECT count(*) FROM agent_state_router.shards WHERE name = 'c'"
         ).fetchone() == (0,)

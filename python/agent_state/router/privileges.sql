@@ -9,7 +9,7 @@ DECLARE
     f record;
     operator_only constant text [] := ARRAY[
         '_reserve', '_placed', '_directory_set', '_resolve', '_lock_for_move',
-        '_directory_entry', '_directory_all', '_agent_of', 'move_agent', 'shard_check'
+        '_directory_entry', '_directory_all', '_dsn_names_user', 'move_agent', 'shard_check'
     ];
 BEGIN
     FOR f IN

@@ -120,8 +120,10 @@ $$;
 -- CLUSTER: the call then runs there as the caller. An agent the directory
 -- does not know goes to the first shard by name, which answers as one server
 -- does for an agent it does not hold (42501 for a runtime, P0002 for an
--- operator, 22004 for null): the router adds no existence oracle and no error
--- of its own. While move_agent moves the agent the call waits (up to 5
+-- operator, 22004 for null): the router adds no error of its own. It is an
+-- existence oracle, though: PL/Proxy runs this as the caller, so any role of
+-- the API may call it and compare the server with the first one
+-- (docs/scaling.md, "What does not hold through a router"). While move_agent moves the agent the call waits (up to 5
 -- seconds) and then fails with 55006 (retry). SECURITY DEFINER: it reads the
 -- directory; it returns only a server name.
 CREATE FUNCTION agent_state_router._route(agent uuid)
@@ -284,6 +286,20 @@ BEGIN
 END
 $$;
 
+-- Does a connection string (or a server's or user mapping's options written as
+-- text) name a user or a password? Key/value (user=, password=), a URI's user
+-- part (postgresql://u@h) or its query (?user=, &password=). One test for
+-- add_shard's refusal and shard_check's fixed_user report.
+CREATE FUNCTION agent_state_router._dsn_names_user(dsn text)
+RETURNS boolean
+LANGUAGE sql
+IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT dsn ~* '(^|[\s;=])(user|password)\s*=' OR dsn ~* 'postgres(ql)?://[^/@\s]*@'
+        OR dsn ~* 'postgres(ql)?://\S*[?&](user|password)='
+$$;
+
 -- Adds a shard (documented SQL of agent-state shard init): a PL/Proxy foreign
 -- server with the shard's connection string and a user mapping FOR PUBLIC
 -- without options, so PL/Proxy connects as the caller's own role. A
@@ -311,7 +327,7 @@ BEGIN
     IF dsn IS NULL THEN
         RAISE EXCEPTION USING ERRCODE = '22004', MESSAGE = 'dsn: must not be null';
     END IF;
-    IF dsn ~* '(^|\s)(user|password)\s*=' OR dsn ~* '^postgres(ql)?://[^/@]*@' THEN
+    IF agent_state_router._dsn_names_user(dsn) THEN
         RAISE EXCEPTION USING
             ERRCODE = '22023',
             MESSAGE = 'dsn: must not name a user or a password: the shard must see each caller''s own role',
@@ -442,18 +458,6 @@ BEGIN
     WHERE d.handle = _route_handle.handle;
     RETURN coalesce(srv, agent_state_router._first_server());
 END
-$$;
-
--- The agent of a handle in the directory (operators only: shard_check, the
--- command line).
-CREATE FUNCTION agent_state_router._agent_of(handle text)
-RETURNS uuid
-LANGUAGE sql
-STABLE
-SECURITY DEFINER
-SET search_path = pg_catalog, pg_temp
-AS $$
-    SELECT d.agent FROM agent_state_router.directory AS d WHERE d.handle = _agent_of.handle
 $$;
 
 CREATE FUNCTION agent_state.list_agents()
@@ -808,17 +812,15 @@ DECLARE
     done text;
 BEGIN
     PERFORM agent_state_router._need_operator('shard_check');
-    FOR s IN SELECT * FROM agent_state_router._servers() LOOP
-        inv := inv || pg_catalog.jsonb_build_object(s.name, agent_state_router._on_shard_inventory(s.server));
-    END LOOP;
+    inv := agent_state.shard_inventory();
     -- User mappings that fix a user (or password): every caller one role.
     FOR t IN
         SELECT srv.srvname::text AS server, x.name AS sname
         FROM agent_state_router._servers() AS x
         JOIN pg_catalog.pg_foreign_server AS srv ON srv.srvname = x.server
         JOIN pg_catalog.pg_user_mappings AS um ON um.srvid = srv.oid
-        WHERE pg_catalog.array_to_string(um.umoptions, ' ') ~* '(^|\s)(user|password)='
-           OR pg_catalog.array_to_string(srv.srvoptions, ' ') ~* '(^|\s|;)(user|password)\s*='
+        WHERE agent_state_router._dsn_names_user(pg_catalog.array_to_string(um.umoptions, ' '))
+           OR agent_state_router._dsn_names_user(pg_catalog.array_to_string(srv.srvoptions, ' '))
     LOOP
         shard := t.sname; problem := 'fixed_user'; object := t.server;
         detail := 'a user mapping or the server names a user: every caller would reach the shard as one role';
