@@ -94,6 +94,15 @@ BEGIN
             MESSAGE = pg_catalog.format('step: agent %s is %s here, %s does not apply', agent, st, step);
     END IF;
     IF step = 'export' THEN
+        -- The document must be read after the wait below: a snapshot of the whole
+        -- transaction (REPEATABLE READ, SERIALIZABLE) is taken before it and would
+        -- miss writes committed meanwhile, which retire would then drop.
+        IF pg_catalog.current_setting('transaction_isolation') <> 'read committed' THEN
+            RAISE EXCEPTION USING
+                ERRCODE = '55000',
+                MESSAGE = 'step: export runs at READ COMMITTED only (a snapshot taken before its wait '
+                          'would miss writes committed during it)';
+        END IF;
         -- Every transaction of this database running now (other than this one)
         -- may have bound a call to the agent before 'begin' committed: wait for
         -- them to end (as CREATE INDEX CONCURRENTLY waits for older ones).

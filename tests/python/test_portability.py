@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from typing import Any
+from uuid import uuid4
 
 import psycopg
 import pytest
@@ -223,3 +224,24 @@ def test_the_command_line_moves_an_agent_through_a_file(
     # A second import is refused, with the SQLSTATE, and the exit status says so.
     assert main(["import-agent", "--dsn", dst, "--file", str(path)]) == 1
     assert "[23505]" in capsys.readouterr().err
+
+
+def test_move_export_refuses_a_snapshot_taken_before_its_wait(dsn: str) -> None:
+    """move_step('export') waits for older transactions, then reads the document. At
+    REPEATABLE READ the transaction's snapshot would predate the wait and miss writes
+    committed during it (which retire would then drop), so the step refuses (55000);
+    at READ COMMITTED it returns the document."""
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        agent = conn.execute(
+            "SELECT agent_state.create_agent(%s)", (f"export-rr-{uuid4().hex[:8]}",)
+        ).fetchone()[0]  # type: ignore[index]
+        conn.execute("SELECT agent_state.move_step(%s, 'begin', 'elsewhere')", (agent,))
+        try:
+            refused = pytest.raises(psycopg.errors.ObjectNotInPrerequisiteState, match="READ")
+            with refused, conn.transaction():
+                conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+                conn.execute("SELECT agent_state.move_step(%s, 'export')", (agent,))
+            doc = conn.execute("SELECT agent_state.move_step(%s, 'export')", (agent,)).fetchone()
+            assert doc is not None and doc[0]["agent"]["handle"].startswith("export-rr-")
+        finally:
+            conn.execute("SELECT agent_state.move_step(%s, 'abort')", (agent,))
