@@ -7,7 +7,7 @@ BEGIN;
 SET client_min_messages = warning;
 SELECT EXISTS (SELECT FROM pg_catalog.pg_available_extensions WHERE name = 'vector') AS has_vector \gset
 \if :has_vector
-SELECT plan(58);
+SELECT plan(59);
 \else
 SELECT plan(19);
 \endif
@@ -255,6 +255,11 @@ SELECT ok((SELECT pg_catalog.abs(r.score - (1.0 / 61 + 1.0 / 62)) < 1e-6
                                    query_embedding => pg_temp.v(0), embedding_model => 'm') AS r
            WHERE r.entry = pg_temp.id('f1')),
           'fusion: ... and 1/61 + 1/62 for the farther one');
+SELECT ok((SELECT pg_catalog.abs(r.score - (2.0 / 61 + 1.0 / 62)) < 1e-6
+           FROM agent_state.recall(pg_temp.id('b'), 'alpha one', pg_temp.id('b_conv'), match => 'any',
+                                   query_embedding => pg_temp.v(0), embedding_model => 'm') AS r
+           WHERE r.entry = pg_temp.id('f1')),
+          'fusion, match any: a memory holding every query word makes the lexical list weigh 2 (2/61 + 1/62)');
 RESET ROLE;
 SELECT is_empty($$SELECT * FROM agent_state.verify()$$, 'verify() finds nothing wrong');
 \endif

@@ -161,9 +161,9 @@ SELECT results_eq($$SELECT revision, operation, body, created_at FROM agent_stat
                   $$SELECT revision, operation, body, created_at FROM agent_state.memory_history(pg_temp.id('a'), pg_temp.id('diet'))
                     WHERE created_at <= pg_temp.t('good')$$,
                   'an entry amended since has the history of then');
-SELECT results_eq($$SELECT entry, revision, body FROM agent_state.recall(pg_temp.id('f'), 'alice tea', conversation => pg_temp.id('group'), match => 'any')$$,
-                  $$SELECT entry, revision, body FROM agent_state.recall(pg_temp.id('a'), 'alice tea', conversation => pg_temp.id('group'), match => 'any', as_of => pg_temp.t('good'))$$,
-                  'recall in the fork answers as the origin did then (sharing grants of then included)');
+SELECT results_eq($$SELECT entry, revision, body, text_rank FROM agent_state.recall(pg_temp.id('f'), 'alice tea', conversation => pg_temp.id('group'), match => 'any')$$,
+                  $$SELECT entry, revision, body, text_rank FROM agent_state.recall(pg_temp.id('a'), 'alice tea', conversation => pg_temp.id('group'), match => 'any', as_of => pg_temp.t('good'))$$,
+                  'recall in the fork answers as the origin did then, with the same text ranks (term rarity of then; sharing grants of then included)');
 SELECT is((SELECT count(*) FROM agent_state.recall(pg_temp.id('f'), 'alice', conversation => pg_temp.id('group'))),
           1::bigint, 'the grant in force then is in force in the fork: the direct-message memory is eligible in the group');
 RESET ROLE;
