@@ -31,13 +31,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
-HERE = Path(__file__).resolve().parent
+# The targets, from the benchmarks that state them (bench/ is on sys.path when this
+# file runs; bench/langgraph_peer.py's are read where they are drawn).
+from memory import BIG_AGENT_P99_MS, WRITE_TARGET
+from turn import RECORD_TURN_TARGET, TURN_TARGET
 
-# The targets the benchmarks judge (bench/memory.py, bench/turn.py, bench/langgraph_peer.py).
-WRITE_TARGET = 0.5
-TURN_TARGET = 0.4
-RECORD_TURN_TARGET = 0.6
-BIG_AGENT_P99_MS = 15.0
+HERE = Path(__file__).resolve().parent
 
 
 def _load(directory: Path, name: str) -> dict[str, Any] | None:
